@@ -1,0 +1,26 @@
+import { Command, Option } from 'commander';
+import { parsePort } from '../parse.js';
+
+export interface ServeOptions {
+  host: string;
+  port: number;
+  data: string;
+  devKey?: string;
+  logLevel: string;
+}
+
+export function registerServe(program: Command): void {
+  program
+    .command('serve')
+    .description('run the self-hosted speech service (TTS, ASR, voice design, voice models, wallet, live WebSocket)')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--port <port>', 'port to listen on (0 picks a free one)', parsePort, 8080)
+    .option('--data <dir>', 'directory for the database and uploaded audio', '.shoal/data')
+    .option('--dev-key <key>', 'create this API key (with starting credit) if it does not exist')
+    .addOption(new Option('--log-level <level>', 'log level').choices(['silent', 'error', 'warn', 'info', 'debug']).default('info'))
+    .addHelpText('after', '\nBuilt-in voices (usable as reference_id): see `shoal serve --voices` or docs/voices.md.')
+    .action(async (options: ServeOptions) => {
+      const { runServe } = await import('../../service/cli.js');
+      await runServe(options);
+    });
+}

@@ -1,0 +1,28 @@
+import { Command, Option } from 'commander';
+
+export interface TalkOptions {
+  in: string;
+  out?: string;
+  agent: string;
+  script?: string;
+  mode: 'low-latency' | 'balanced';
+  json?: boolean;
+  fast?: boolean;
+}
+
+export function registerTalk(program: Command): void {
+  program
+    .command('talk')
+    .description('play a recorded caller into an agent and report each turn')
+    .requiredOption('--in <file>', 'the caller recording (WAV of any rate, mu-law or A-law too; MP3, Opus, FLAC)')
+    .option('--out <file>', "write the agent's side as a WAV aligned to the call timeline")
+    .option('--agent <name>', 'ready-made agent to run', 'receptionist')
+    .option('--script <file>', 'run a scripted dialogue from a JSON or YAML file instead of --agent')
+    .addOption(new Option('--mode <mode>', 'turn-taking mode').choices(['low-latency', 'balanced']).default('balanced'))
+    .option('--json', 'print one JSON object per turn on stdout')
+    .option('--fast', 'play the caller faster than real time')
+    .action(async (options: TalkOptions) => {
+      const { runTalk } = await import('../../transports/file/talk.js');
+      await runTalk(options);
+    });
+}

