@@ -1,0 +1,88 @@
+import type { Observable } from 'rxjs';
+import type { AudioFrame } from '../audio/frame.js';
+import type { WordTiming } from '../engines/types.js';
+
+/** W3C trace context of a call, as carried by its transport. */
+export interface CallTraceContext {
+  traceparent?: string;
+  tracestate?: string;
+}
+
+export type TransportEvent =
+  | { type: 'connected' }
+  | { type: 'dtmf'; digit: string }
+  | { type: 'hangup'; reason?: string }
+  /** Application messages from the peer (e.g. the browser page choosing a mode). */
+  | { type: 'message'; data: unknown };
+
+/** Where caller audio comes from and agent audio goes to: a browser socket, a phone line, a room, a file. */
+export interface Transport {
+  /** Caller audio, any sample rate; completes when the caller hangs up. */
+  readonly audio$: Observable<AudioFrame>;
+  readonly events$: Observable<TransportEvent>;
+  readonly traceContext: CallTraceContext;
+  /** Queues agent audio for playout (any sample rate; the transport converts at its edge). */
+  play(frame: AudioFrame): void;
+  /** Drops all queued agent audio at once (barge-in). */
+  clear(): void;
+  /** Milliseconds of agent audio actually played out since the last `clear()`/utterance start, when the transport knows. */
+  playedMs?(): number;
+  /** Sends an application message to the peer (captions, metrics) when the transport has a side channel. */
+  send?(message: unknown): void;
+  hangup(reason?: string): void;
+}
+
+export interface TranscriptEvent {
+  text: string;
+  words: WordTiming[];
+  final: boolean;
+}
+
+/** Streaming recognition: 16 kHz frames in, interim and final transcripts out. */
+export interface SpeechToText {
+  /** `utterance$` emits the frames of one utterance (VAD-bounded) and completes when the endpoint fires. */
+  transcribe(utterance$: Observable<AudioFrame>): Observable<TranscriptEvent>;
+}
+
+export interface SpeechRequest {
+  /** Text deltas of one agent reply; completion ends the reply. */
+  text$: Observable<string>;
+}
+
+export interface SpokenWord {
+  word: string;
+  startMs: number;
+  endMs: number;
+}
+
+/** Text deltas in, agent audio out; unsubscribe cancels at once. */
+export interface TextToSpeech {
+  speak(request: SpeechRequest): Observable<{ frame: AudioFrame; words?: SpokenWord[] }>;
+}
+
+export interface ConversationMessage {
+  role: 'user' | 'agent';
+  text: string;
+  /** True when the agent was interrupted and `text` holds only what was played. */
+  interrupted?: boolean;
+}
+
+export type DialogueOutput =
+  | { type: 'text'; delta: string }
+  | { type: 'tool-call'; name: string; arguments: Record<string, unknown>; result?: unknown }
+  | { type: 'end-call'; reason?: string };
+
+export interface DialogueInput {
+  history: readonly ConversationMessage[];
+  userText: string;
+}
+
+/** The pluggable step: conversation so far + final transcript in, text deltas out. Unsubscribing cancels it. */
+export interface Dialogue {
+  readonly name: string;
+  /** Optional first line spoken when a call connects. */
+  greeting?(): string | undefined;
+  respond(input: DialogueInput): Observable<DialogueOutput>;
+  /** Called for silence timeouts; returns the reprompt line. */
+  reprompt?(history: readonly ConversationMessage[]): string | undefined;
+}
