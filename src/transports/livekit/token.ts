@@ -1,0 +1,22 @@
+import { AccessToken } from 'livekit-server-sdk';
+
+export interface AgentTokenOptions {
+  apiKey: string;
+  apiSecret: string;
+  room: string;
+  identity: string;
+  /** Token lifetime in seconds. */
+  ttlSeconds?: number;
+  attributes?: Record<string, string>;
+}
+
+/** A join token that lets the agent publish audio and data and subscribe to the caller in one room. */
+export async function createAgentToken(options: AgentTokenOptions): Promise<string> {
+  const token = new AccessToken(options.apiKey, options.apiSecret, {
+    identity: options.identity,
+    ttl: options.ttlSeconds ?? 3600,
+    attributes: options.attributes,
+  });
+  token.addGrant({ room: options.room, roomJoin: true, canPublish: true, canSubscribe: true, canPublishData: true });
+  return token.toJwt();
+}
