@@ -1,0 +1,1 @@
+export { EchoDialogue, defaults as echoDefaults, type EchoDialogueOptions } from './echo-dialogue.js';

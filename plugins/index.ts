@@ -1,0 +1,4 @@
+export * from './echo/index.js';
+export * from './scripted/index.js';
+export * from './openai/index.js';
+export { wordDeltas, streamOutputs, textOutputs } from './word-stream.js';

@@ -1,0 +1,10 @@
+export { ScriptedDialogue, loadScriptedDialogue, type ScriptedDialogueOptions } from './scripted-dialogue.js';
+export { loadScript, parseScript, validateScript } from './script-loader.js';
+export { ScriptStateMachine, defaults as scriptDefaults, type ConversationState, type TurnOutcome, type ScriptAction } from './script-state-machine.js';
+export { IntentMatcher, defaults as intentMatcherDefaults, type IntentMatcherOptions, type IntentScore } from './intent-matcher.js';
+export { extractSlot } from './slot-extractors.js';
+export { normalizeText, tokenize, canonicalTokens, type SynonymTable } from './text-normalizer.js';
+export { wordSimilarity, editDistance, soundKey } from './word-similarity.js';
+export { renderTemplate, TemplateSyntaxError, type SlotValue } from './template.js';
+export { ScriptValidationError, ScriptSyntaxError, ScriptReadError, ScriptLoopError, type ScriptIssue } from './errors.js';
+export type { DialogueScript, ScriptState, ScriptIntent, SlotSpec, Transition, Outcome, Escalation } from './script-schema.js';
