@@ -1,0 +1,186 @@
+import { basename } from 'node:path';
+import {
+  createEmbeddedAgentStack,
+  type AgentMode,
+  type AgentStack,
+  type CallSession as AgentCallSession,
+  type Dialogue,
+  type Transport,
+  type TurnReport,
+} from '../agent/index.js';
+import { startEmbeddedService, type EmbeddedService } from '../service/index.js';
+import { SpokenCaptions, startDemoServer, toBrowserMessages, type DemoServer, type AgentListing } from '../transports/browser/index.js';
+import { CallRejectedError, type CallRequest, type CallSession } from '../transports/call-session.js';
+import { agents, createAgent, UnknownAgentError } from '../../agents/index.js';
+import { loadScript, ScriptedDialogue, type DialogueScript } from '../../plugins/index.js';
+import type { AgentCommandOptions } from './commands/agent.js';
+
+/** A started `shoal agent`: the speech stack, the demo page and the transports. */
+export interface AgentApp {
+  /** The demo page, e.g. http://127.0.0.1:3000/ */
+  readonly url: string;
+  readonly server: DemoServer;
+  close(): Promise<void>;
+}
+
+export interface AgentAppHooks {
+  /** Each call as it starts: its transport, the agent's session and what the caller asked for. */
+  onCall?(call: { transport: Transport; session: AgentCallSession; request: CallRequest; agent: string }): void;
+  /** Lines for the operator (the command prints them); default: none. */
+  log?(line: string): void;
+}
+
+/** Where each call's dialogue comes from: a `--script` file, or the ready-made agents by name. */
+interface DialogueSource {
+  listing: AgentListing;
+  create(name: string | undefined): { name: string; dialogue: Dialogue };
+}
+
+function dialogueSource(options: AgentCommandOptions): DialogueSource {
+  if (options.script) {
+    const script: DialogueScript = loadScript(options.script);
+    const name = script.name || basename(options.script);
+    return {
+      listing: { default: name, agents: [{ name, description: script.description ?? `scripted dialogue from ${basename(options.script)}` }] },
+      create: () => ({ name, dialogue: new ScriptedDialogue(script) }),
+    };
+  }
+  createAgent(options.agent); // fails at start-up, naming the agents that exist, rather than on the first call
+  const names = [options.agent, ...Object.keys(agents).filter((name) => name !== options.agent)];
+  return {
+    listing: { default: options.agent, agents: names.map((name) => ({ name, description: agents[name]!.description })) },
+    create: (requested) => {
+      const name = requested ?? options.agent;
+      try {
+        return { name, dialogue: createAgent(name) };
+      } catch (error) {
+        if (error instanceof UnknownAgentError) throw new CallRejectedError('unknown_agent', error.message);
+        throw error;
+      }
+    },
+  };
+}
+
+/** The speech service the agents use: `--service-url` with its key, else the self-hosted one started here. */
+async function speechService(options: AgentCommandOptions): Promise<{ url: string; apiKey: string; embedded?: EmbeddedService }> {
+  if (options.serviceUrl) {
+    const apiKey = options.apiKey ?? process.env['FISH_API_KEY'] ?? process.env['SHOAL_API_KEY'];
+    if (!apiKey) throw new MissingApiKeyError();
+    return { url: options.serviceUrl, apiKey };
+  }
+  const embedded = await startEmbeddedService({ logLevel: 'warn' });
+  return { url: embedded.url, apiKey: embedded.apiKey, embedded };
+}
+
+/** `--service-url` was given without a key. */
+export class MissingApiKeyError extends Error {
+  override readonly name = 'MissingApiKeyError';
+  constructor() {
+    super('--service-url needs an API key: pass --api-key KEY or set FISH_API_KEY (or SHOAL_API_KEY)');
+  }
+}
+
+/** Starts the speech service, the agent stack, the demo page and the browser and telephony transports, in this process. */
+export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAppHooks = {}): Promise<AgentApp> {
+  const source = dialogueSource(options);
+  const service = await speechService(options);
+  // One stack per turn-taking mode (the mode decides the recognizer's interim cadence), sharing the one service.
+  const stacks = new Map<AgentMode, Promise<AgentStack>>();
+  const stackFor = (mode: AgentMode): Promise<AgentStack> => {
+    let stack = stacks.get(mode);
+    if (!stack) {
+      stack = createEmbeddedAgentStack({ mode, service: { url: service.url, apiKey: service.apiKey } });
+      stacks.set(mode, stack);
+    }
+    return stack;
+  };
+  const closeStacks = async () => {
+    const settled = await Promise.allSettled(stacks.values());
+    await Promise.all(settled.map((result) => (result.status === 'fulfilled' ? result.value.close() : undefined)));
+    await service.embedded?.close();
+  };
+  try {
+    await stackFor(options.mode);
+  } catch (error) {
+    await closeStacks();
+    throw error;
+  }
+  const log = hooks.log ?? (() => undefined);
+
+  let server: DemoServer;
+  try {
+    server = await startDemoServer({
+      host: options.host,
+      port: options.port,
+      agents: source.listing,
+      onError: (error, where) => log(`${where}: ${error instanceof Error ? error.message : String(error)}`),
+      startCall: async (transport: Transport, request): Promise<CallSession> => {
+        const { name, dialogue } = source.create(request.agent);
+        const mode = request.mode ?? options.mode;
+        const stack = await stackFor(mode);
+        const send = transport.send?.bind(transport);
+        let session: AgentCallSession;
+        if (send) {
+          // Pages get the agent's words as they are played, so the call's speech and playout are watched.
+          const captions = new SpokenCaptions();
+          const speech = captions.speech(stack.agentFor(dialogue).options.tts);
+          session = stack.agentFor(dialogue, { tts: speech }).handle(captions.transport(transport));
+          captions.follow(session.events$);
+          session.events$.pipe(toBrowserMessages(captions.captions$)).subscribe((message) => send(message));
+        } else {
+          session = stack.agentFor(dialogue).handle(transport);
+        }
+        session.events$.subscribe((event) => {
+          if (event.type === 'turn-metrics') log(describeTurn(event.report));
+          if (event.type === 'error') log(`${event.stage} error: ${event.message}`);
+          if (event.type === 'hangup') log(`call ended: ${event.reason}`);
+        });
+        log(`call started: agent ${name}, ${mode}, trace ${session.traceId}`);
+        hooks.onCall?.({ transport, session, request, agent: name });
+        return { agent: name, mode, stop: () => session.hangup('caller left') };
+      },
+    });
+  } catch (error) {
+    await closeStacks();
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new Error(`port ${options.port} on ${options.host} is in use; pick another with --port`);
+    }
+    throw error;
+  }
+  // The other mode's stack warms up in the background, so switching modes on the page does not wait for it.
+  const otherMode: AgentMode = options.mode === 'balanced' ? 'low-latency' : 'balanced';
+  stackFor(otherMode).catch((error: unknown) => log(`${otherMode} mode unavailable: ${error instanceof Error ? error.message : String(error)}`));
+  return {
+    url: server.url,
+    server,
+    close: async () => {
+      await server.close();
+      await closeStacks();
+    },
+  };
+}
+
+function describeTurn(report: TurnReport): string {
+  const m = report.metrics;
+  const figures = [
+    m.voiceToVoiceMs !== undefined ? `voice-to-voice ${Math.round(m.voiceToVoiceMs)} ms` : undefined,
+    report.interrupted ? 'interrupted' : undefined,
+  ].filter(Boolean);
+  const caller = report.user_text ? `caller "${report.user_text}" → ` : '';
+  return `turn ${report.turn}: ${caller}agent "${report.agent_text}"${figures.length ? ` (${figures.join(', ')})` : ''}`;
+}
+
+/** `shoal agent`: runs until interrupted (Ctrl-C), printing the page's URL and one line per turn. */
+export async function runAgentCommand(options: AgentCommandOptions): Promise<void> {
+  process.stdout.write('starting the speech service and the agent…\n');
+  const app = await startAgentApp(options, { log: (line) => process.stdout.write(`${line}\n`) });
+  process.stdout.write(`Shoal demo agent: open ${app.url} and press Start call\n`);
+  process.stdout.write(`telephony media stream: ${app.url.replace(/^http/, 'ws')}telephony\n`);
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  process.stdout.write('stopping…\n');
+  await app.close();
+}

@@ -1,0 +1,158 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { randomUUID } from 'node:crypto';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { CallRejectedError, callTraceparent, isCallMode, type CallRequest, type CallSession, type StartCall } from '../call-session.js';
+import { BrowserTransport } from './browser-transport.js';
+import { browserProtocol, parseClientMessage, type CallMode, type ServerMessage } from './protocol.js';
+import type { PacedPlayoutOptions } from './paced-playout.js';
+
+export interface BrowserEndpointOptions {
+  /** URL path of the WebSocket. */
+  path: string;
+  /** A socket that has not said hello (or sent audio) within this time is closed. */
+  helloTimeoutMs: number;
+  playout: Partial<Omit<PacedPlayoutOptions, 'sampleRate'>>;
+  startCall: StartCall<BrowserTransport>;
+  /** Where failures that are not the page's fault are reported. */
+  onError?(error: unknown, callId: string): void;
+}
+
+export const browserEndpointDefaults = { path: '/ws', helloTimeoutMs: 10_000, playout: {} };
+
+/** Accepts browser calls on one WebSocket path of an HTTP server and keeps track of the live ones. */
+export class BrowserEndpoint {
+  readonly path: string;
+  private readonly options: BrowserEndpointOptions;
+  private readonly server: WebSocketServer;
+  private readonly calls = new Map<string, { transport: BrowserTransport; session?: CallSession }>();
+  private readonly sockets = new Set<WebSocket>();
+
+  constructor(options: Partial<BrowserEndpointOptions> & Pick<BrowserEndpointOptions, 'startCall'>) {
+    this.options = { ...browserEndpointDefaults, ...options };
+    this.path = this.options.path;
+    this.server = new WebSocketServer({ noServer: true, maxPayload: browserProtocol.maxFrameBytes });
+  }
+
+  /** Takes an HTTP upgrade if it is for this endpoint's path; returns false otherwise. */
+  handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): boolean {
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    if (url.pathname !== this.path) return false;
+    this.server.handleUpgrade(request, socket, head, (ws) => this.accept(ws, url.searchParams));
+    return true;
+  }
+
+  /** Number of calls whose agent is running. */
+  activeCalls(): number {
+    return this.calls.size;
+  }
+
+  /** Number of open sockets, with or without a call. */
+  openSockets(): number {
+    return this.sockets.size;
+  }
+
+  close(): void {
+    for (const ws of this.sockets) ws.terminate();
+    this.server.close();
+  }
+
+  private accept(ws: WebSocket, query: URLSearchParams): void {
+    this.sockets.add(ws);
+    const callId = randomUUID();
+    let state: 'waiting' | 'starting' | 'live' | 'closed' = 'waiting';
+    let transport: BrowserTransport | undefined;
+    const reply = (message: ServerMessage): void => {
+      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
+    };
+    const helloTimer = setTimeout(() => {
+      reply({ type: 'error', code: 'hello_timeout', message: `send {"type":"hello"} within ${this.options.helloTimeoutMs} ms` });
+      ws.close(1008, 'no hello');
+    }, this.options.helloTimeoutMs);
+
+    const start = async (request: CallRequest): Promise<void> => {
+      state = 'starting';
+      clearTimeout(helloTimer);
+      transport = new BrowserTransport(ws, { callId, traceContext: { traceparent: request.traceparent, tracestate: request.tracestate } }, this.options.playout);
+      this.calls.set(callId, { transport });
+      try {
+        const session = await this.options.startCall(transport, request);
+        if (ws.readyState !== ws.OPEN) {
+          session.stop();
+          return;
+        }
+        this.calls.set(callId, { transport, session });
+        state = 'live';
+        reply({ type: 'ready', callId, sampleRate: browserProtocol.sampleRate, traceparent: request.traceparent, mode: session.mode, agent: session.agent });
+      } catch (error) {
+        const rejected = error instanceof CallRejectedError ? error : undefined;
+        if (!rejected) this.options.onError?.(error, callId);
+        const code = rejected ? (rejected.code === 'unknown_agent' ? 'unknown_agent' : 'bad_message') : 'agent_failed';
+        this.calls.delete(callId);
+        transport.end('call could not start');
+        reply({ type: 'error', code, message: error instanceof Error ? error.message : String(error) });
+        ws.close(1011, 'call could not start');
+      }
+    };
+
+    ws.on('message', (data: RawData, isBinary: boolean) => {
+      if (state === 'closed') return;
+      if (isBinary) {
+        const bytes = toBytes(data);
+        if (bytes.length === 0 || bytes.length % 2 !== 0) {
+          reply({ type: 'error', code: 'bad_frame', message: `audio frames hold whole 16-bit samples; got ${bytes.length} bytes` });
+          return;
+        }
+        if (state === 'live') transport!.receiveAudio(bytes);
+        else reply({ type: 'error', code: 'not_ready', message: 'audio before "ready" is dropped; send {"type":"hello"} and wait for "ready"' });
+        return;
+      }
+      const parsed = parseClientMessage(toBytes(data).toString());
+      if (!parsed.ok) {
+        reply({ type: 'error', code: parsed.code, message: parsed.message });
+        return;
+      }
+      const message = parsed.message;
+      if (message.type === 'hello') {
+        if (state !== 'waiting') return reply({ type: 'error', code: 'bad_message', message: 'hello was already received' });
+        if (message.sampleRate !== undefined && message.sampleRate !== browserProtocol.sampleRate) {
+          reply({ type: 'error', code: 'unsupported_rate', message: `audio must be ${browserProtocol.sampleRate} Hz PCM16; resample in the page` });
+          ws.close(1008, 'unsupported sample rate');
+          return;
+        }
+        void start(callRequest(message, query));
+        return;
+      }
+      if (state === 'live') transport!.receiveControl(message);
+      else reply({ type: 'error', code: 'not_ready', message: `"${message.type}" before "ready" is ignored` });
+    });
+
+    // After a protocol error (e.g. 1009 for an oversized frame) ws closes the socket itself; 'close' frees the call.
+    ws.on('error', (error) => this.options.onError?.(error, callId));
+    ws.on('close', () => {
+      clearTimeout(helloTimer);
+      state = 'closed';
+      this.sockets.delete(ws);
+      const call = this.calls.get(callId);
+      this.calls.delete(callId);
+      call?.transport.end('socket closed');
+      call?.session?.stop();
+    });
+  }
+}
+
+function callRequest(hello: { traceparent?: string; tracestate?: string; mode?: CallMode; agent?: string }, query: URLSearchParams): CallRequest {
+  const queryMode = query.get('mode');
+  return {
+    traceparent: callTraceparent(hello.traceparent, query.get('traceparent')),
+    tracestate: hello.tracestate ?? query.get('tracestate') ?? undefined,
+    mode: hello.mode ?? (isCallMode(queryMode) ? queryMode : undefined),
+    agent: hello.agent ?? query.get('agent') ?? undefined,
+  };
+}
+
+function toBytes(data: RawData): Buffer {
+  if (Buffer.isBuffer(data)) return data;
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return Buffer.from(data);
+}

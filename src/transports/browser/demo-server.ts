@@ -1,0 +1,70 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { StartCall } from '../call-session.js';
+import { TelephonyEndpoint, type TelephonyTransport } from '../telephony/index.js';
+import { BrowserEndpoint } from './browser-endpoint.js';
+import type { BrowserTransport } from './browser-transport.js';
+import { buildDemoPage, demoPageHandler, type AgentListing } from './demo-page.js';
+
+export interface DemoServerOptions {
+  host: string;
+  /** 0 picks a free port. */
+  port: number;
+  browserPath: string;
+  telephonyPath: string;
+  /** The agents the page's picker offers. */
+  agents: AgentListing;
+  startCall: StartCall<BrowserTransport | TelephonyTransport>;
+  onError?(error: unknown, where: string): void;
+}
+
+export const demoServerDefaults = { host: '127.0.0.1', port: 3000, browserPath: '/ws', telephonyPath: '/telephony' };
+
+export interface DemoServer {
+  /** The page's URL, e.g. http://127.0.0.1:3000/ */
+  readonly url: string;
+  readonly browser: BrowserEndpoint;
+  readonly telephony: TelephonyEndpoint;
+  readonly http: Server;
+  close(): Promise<void>;
+}
+
+/** One HTTP server: the demo page at `/`, browser calls on `browserPath`, phone media streams on `telephonyPath`. */
+export async function startDemoServer(options: Partial<DemoServerOptions> & Pick<DemoServerOptions, 'agents' | 'startCall'>): Promise<DemoServer> {
+  const o = { ...demoServerDefaults, ...options };
+  const assets = await buildDemoPage();
+  const browser = new BrowserEndpoint({ path: o.browserPath, startCall: o.startCall, onError: (error, callId) => o.onError?.(error, `browser call ${callId}`) });
+  const telephony = new TelephonyEndpoint({
+    path: o.telephonyPath,
+    startCall: o.startCall,
+    onError: (error, streamSid) => o.onError?.(error, `telephony stream ${streamSid ?? '(not started)'}`),
+  });
+  const http = createServer(demoPageHandler(assets, o.agents));
+  http.on('upgrade', (request, socket, head) => {
+    socket.on('error', () => socket.destroy());
+    if (browser.handleUpgrade(request, socket, head) || telephony.handleUpgrade(request, socket, head)) return;
+    socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+  });
+  http.on('clientError', (_error, socket) => socket.destroy());
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(o.port, o.host, () => {
+      http.off('error', reject);
+      resolve();
+    });
+  });
+  const address = http.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${host}:${address.port}/`,
+    browser,
+    telephony,
+    http,
+    close: async () => {
+      browser.close();
+      telephony.close();
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+    },
+  };
+}

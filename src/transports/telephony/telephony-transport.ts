@@ -1,0 +1,135 @@
+import { Observable, Subject, concat, of } from 'rxjs';
+import type { WebSocket } from 'ws';
+import { decodeMuLaw, encodeMuLaw, type AudioFrame } from '../../audio/index.js';
+import type { CallTraceContext, Transport, TransportEvent } from '../../agent/contracts.js';
+import { PlayoutRateConverter } from '../playout-rate.js';
+import { mediaStream, type OutboundMessage } from './media-stream-messages.js';
+
+export interface TelephonyCallInfo {
+  streamSid: string;
+  callSid?: string;
+  traceContext: CallTraceContext;
+  customParameters: Record<string, string>;
+}
+
+/**
+ * One phone call on a media stream, after its `start`: inbound mu-law becomes 8 kHz `audio$`; `play()` is
+ * encoded and sent at once (the provider buffers and paces it), followed by a `mark` whose echo tells how
+ * much has been played; `clear()` sends `clear`.
+ */
+export class TelephonyTransport implements Transport {
+  readonly audio$: Observable<AudioFrame>;
+  readonly events$: Observable<TransportEvent>;
+  readonly traceContext: CallTraceContext;
+  readonly streamSid: string;
+  readonly callSid: string | undefined;
+  readonly customParameters: Readonly<Record<string, string>>;
+
+  private readonly audioSubject = new Subject<AudioFrame>();
+  private readonly eventSubject = new Subject<TransportEvent>();
+  private readonly converter: PlayoutRateConverter;
+  private lastFrameEndMs = 0;
+  private generation = 0;
+  private markSeq = 0;
+  private sentSamples = 0;
+  private playedSamples = 0;
+  private ended = false;
+
+  constructor(
+    private readonly socket: WebSocket,
+    info: TelephonyCallInfo,
+  ) {
+    this.streamSid = info.streamSid;
+    this.callSid = info.callSid;
+    this.traceContext = info.traceContext;
+    this.customParameters = info.customParameters;
+    this.audio$ = this.audioSubject.asObservable();
+    this.events$ = concat(of<TransportEvent>({ type: 'connected' }), this.eventSubject);
+    this.converter = new PlayoutRateConverter(
+      mediaStream.sampleRate,
+      (samples) => this.sendAudio(samples),
+      (error) => this.eventSubject.next({ type: 'message', data: { type: 'playout_error', message: String(error) } }),
+    );
+  }
+
+  /** Takes the base64 mu-law payload of one inbound `media` event. */
+  receiveMedia(payload: string): void {
+    if (this.ended) return;
+    const samples = decodeMuLaw(Buffer.from(payload, 'base64'));
+    if (samples.length === 0) return;
+    const durationMs = (samples.length * 1000) / mediaStream.sampleRate;
+    const timestampMs = Math.max(this.lastFrameEndMs, performance.now() - durationMs);
+    this.lastFrameEndMs = timestampMs + durationMs;
+    this.audioSubject.next({ samples, sampleRate: mediaStream.sampleRate, timestampMs });
+  }
+
+  /** The provider played our audio up to a mark we sent. */
+  receiveMark(name: string): void {
+    const match = /^g(\d+)-(\d+)-(\d+)$/.exec(name);
+    if (!match || Number(match[1]) !== this.generation) return;
+    this.playedSamples = Math.max(this.playedSamples, Number(match[3]));
+  }
+
+  receiveDtmf(digit: string): void {
+    if (!this.ended) this.eventSubject.next({ type: 'dtmf', digit });
+  }
+
+  play(frame: AudioFrame): void {
+    if (!this.ended) this.converter.push(frame);
+  }
+
+  clear(): void {
+    if (this.ended) return;
+    this.converter.reset();
+    this.generation++;
+    this.sentSamples = 0;
+    this.playedSamples = 0;
+    this.sendMessage({ event: 'clear', streamSid: this.streamSid });
+  }
+
+  /** Ms of agent audio the provider has confirmed played (by echoing our marks) since the last `clear()`. */
+  playedMs(): number {
+    return (this.playedSamples * 1000) / mediaStream.sampleRate;
+  }
+
+  /** Ms of agent audio sent but not yet confirmed played. */
+  pendingMs(): number {
+    return ((this.sentSamples - this.playedSamples) * 1000) / mediaStream.sampleRate;
+  }
+
+  hangup(reason?: string): void {
+    if (this.ended) return;
+    this.end(reason ?? 'agent hung up');
+    this.socket.close(1000, 'call ended');
+  }
+
+  /** The stream stopped or the socket closed: completes the streams. */
+  end(reason: string): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.converter.close();
+    this.eventSubject.next({ type: 'hangup', reason });
+    this.eventSubject.complete();
+    this.audioSubject.complete();
+  }
+
+  get isEnded(): boolean {
+    return this.ended;
+  }
+
+  private sendAudio(samples: Int16Array): void {
+    if (this.ended || samples.length === 0) return;
+    const codes = encodeMuLaw(samples);
+    for (let offset = 0; offset < codes.length; offset += mediaStream.outboundChunkBytes) {
+      const chunk = codes.subarray(offset, offset + mediaStream.outboundChunkBytes);
+      this.sendMessage({ event: 'media', streamSid: this.streamSid, media: { payload: Buffer.from(chunk).toString('base64') } });
+    }
+    this.sentSamples += samples.length;
+    this.markSeq++;
+    this.sendMessage({ event: 'mark', streamSid: this.streamSid, mark: { name: `g${this.generation}-${this.markSeq}-${this.sentSamples}` } });
+  }
+
+  private sendMessage(message: OutboundMessage): void {
+    if (this.socket.readyState === this.socket.OPEN) this.socket.send(JSON.stringify(message));
+  }
+}

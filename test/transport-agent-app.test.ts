@@ -1,0 +1,120 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import type { CallSession, TurnReport } from '../src/agent/index.js';
+import { decodeMuLaw, encodeMuLaw, parseWav, rms } from '../src/audio/index.js';
+import { MissingApiKeyError, startAgentApp, type AgentApp } from '../src/cli/run-agent.js';
+import { UnknownAgentError } from '../agents/index.js';
+
+const options = { agent: 'receptionist', host: '127.0.0.1', port: 0, mode: 'balanced' as const };
+
+describe('shoal agent: the app behind the demo page', () => {
+  let app: AgentApp;
+  const sessions: { session: CallSession; turns: TurnReport[] }[] = [];
+
+  beforeAll(async () => {
+    app = await startAgentApp(options, {
+      onCall: ({ session }) => {
+        const entry = { session, turns: [] as TurnReport[] };
+        sessions.push(entry);
+        session.events$.subscribe((event) => {
+          if (event.type === 'turn-metrics') entry.turns.push(event.report);
+        });
+      },
+    });
+  }, 60_000);
+  afterAll(async () => app?.close());
+
+  it('lists the ready-made agents for the page, the chosen one first', async () => {
+    const listing = (await (await fetch(`${app.url}api/agents`)).json()) as { default: string; agents: { name: string }[] };
+    expect(listing.default).toBe('receptionist');
+    expect(listing.agents[0]!.name).toBe('receptionist');
+    expect(listing.agents.map((a) => a.name)).toContain('support');
+  });
+
+  it('refuses a browser call for an agent that does not exist, naming the ones that do', async () => {
+    const ws = new WebSocket(`${app.url.replace('http', 'ws')}ws`);
+    const messages: { type: string; code?: string; message?: string }[] = [];
+    ws.on('message', (data) => messages.push(JSON.parse(String(data))));
+    await new Promise((resolve) => ws.once('open', resolve));
+    ws.send(JSON.stringify({ type: 'hello', agent: 'astronaut' }));
+    const code = await new Promise<number>((resolve) => ws.once('close', resolve));
+    expect(code).toBe(1011);
+    expect(messages[0]).toMatchObject({ type: 'error', code: 'unknown_agent' });
+    expect(messages[0]!.message).toContain('receptionist');
+    expect(app.server.browser.activeCalls()).toBe(0);
+  });
+
+  it('answers a phone call on the telephony stream: mu-law in, the agent speaks mu-law back, one trace', async () => {
+    const traceparent = '00-7d3f0c2a9b8e4f1a6c5d4e3f2a1b0c9d-1234567890abcdef-01';
+    const ws = new WebSocket(`${app.url.replace('http', 'ws')}telephony`);
+    const media: Buffer[] = [];
+    const marks: string[] = [];
+    ws.on('message', (data) => {
+      const message = JSON.parse(String(data)) as { event: string; media?: { payload: string }; mark?: { name: string } };
+      if (message.event === 'media') media.push(Buffer.from(message.media!.payload, 'base64'));
+      if (message.event === 'mark') marks.push(message.mark!.name);
+    });
+    await new Promise((resolve) => ws.once('open', resolve));
+    ws.send(JSON.stringify({ event: 'connected', protocol: 'Call', version: '1.0.0' }));
+    ws.send(
+      JSON.stringify({
+        event: 'start',
+        streamSid: 'MZ42',
+        start: { streamSid: 'MZ42', callSid: 'CA42', customParameters: { traceparent }, mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 } },
+      }),
+    );
+    const caller = encodeMuLaw(parseWav(readFileSync(new URL('fixtures/calls/booking-8k-ulaw.wav', import.meta.url))).samples);
+    const seconds = 7.5;
+    const started = Date.now();
+    for (let offset = 0, chunk = 0; offset < seconds * 8000; offset += 160, chunk++) {
+      const payload = Buffer.from(caller.subarray(offset, offset + 160)).toString('base64');
+      ws.send(JSON.stringify({ event: 'media', streamSid: 'MZ42', media: { track: 'inbound', payload } }));
+      for (const name of marks.splice(0)) ws.send(JSON.stringify({ event: 'mark', streamSid: 'MZ42', mark: { name } }));
+      const due = started + (chunk + 1) * 20;
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - Date.now())));
+    }
+    await expect.poll(() => sessions.at(-1)?.turns.some((t) => t.user_text), { timeout: 15_000 }).toBe(true);
+    const call = sessions.at(-1)!;
+    expect(call.session.traceId).toBe(traceparent.split('-')[1]);
+    const answered = call.turns.find((t) => t.user_text)!;
+    expect(answered.user_text.trim().length).toBeGreaterThan(0);
+    expect(answered.metrics.voiceToVoiceMs).toBeGreaterThan(0);
+    const agentAudio = decodeMuLaw(new Uint8Array(Buffer.concat(media)));
+    expect(agentAudio.length / 8000).toBeGreaterThan(1);
+    expect(rms(agentAudio)).toBeGreaterThan(0.01);
+    ws.send(JSON.stringify({ event: 'stop', streamSid: 'MZ42' }));
+    await expect.poll(() => app.server.telephony.activeCalls(), { timeout: 5000 }).toBe(0);
+  }, 60_000);
+});
+
+describe('shoal agent: start-up checks', () => {
+  it('fails at once on an unknown --agent, naming the agents that exist', async () => {
+    const error = await startAgentApp({ ...options, agent: 'astronaut' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnknownAgentError);
+    expect((error as Error).message).toContain('receptionist');
+  });
+
+  it('needs a key with --service-url', async () => {
+    const saved = { fish: process.env['FISH_API_KEY'], shoal: process.env['SHOAL_API_KEY'] };
+    delete process.env['FISH_API_KEY'];
+    delete process.env['SHOAL_API_KEY'];
+    try {
+      await expect(startAgentApp({ ...options, serviceUrl: 'http://127.0.0.1:9' })).rejects.toBeInstanceOf(MissingApiKeyError);
+    } finally {
+      if (saved.fish !== undefined) process.env['FISH_API_KEY'] = saved.fish;
+      if (saved.shoal !== undefined) process.env['SHOAL_API_KEY'] = saved.shoal;
+    }
+  });
+
+  it('serves a --script file as the only agent', async () => {
+    const scripted = await startAgentApp({ ...options, port: 0, script: 'examples/scripts/booking.yaml' });
+    try {
+      const listing = (await (await fetch(`${scripted.url}api/agents`)).json()) as { default: string; agents: { name: string; description: string }[] };
+      expect(listing.default).toBe('bella-booking');
+      expect(listing.agents).toEqual([{ name: 'bella-booking', description: "Books tables at Bella's Trattoria." }]);
+    } finally {
+      await scripted.close();
+    }
+  }, 60_000);
+});
