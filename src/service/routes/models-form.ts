@@ -1,0 +1,126 @@
+import type { FastifyRequest } from 'fastify';
+import { ServiceError } from '../accounts.js';
+
+/** Upload limits of the model routes. */
+export interface ModelUploadLimits {
+  /** Largest voice sample file. */
+  voiceBytes: number;
+  /** Most voice samples per model. */
+  voices: number;
+  /** Largest cover image. */
+  coverBytes: number;
+  /** Largest whole upload (all files and fields). */
+  totalBytes: number;
+  /** Most text fields, and the longest one in bytes. */
+  fields: number;
+  fieldBytes: number;
+}
+
+export const defaults: ModelUploadLimits = {
+  voiceBytes: 20 * 1024 * 1024,
+  voices: 16,
+  coverBytes: 5 * 1024 * 1024,
+  totalBytes: 100 * 1024 * 1024,
+  fields: 200,
+  fieldBytes: 64 * 1024,
+};
+
+export interface UploadedFile {
+  filename: string;
+  mimetype: string;
+  bytes: Buffer;
+}
+
+/** A form as lists of values per name: repeated fields keep their order. */
+export interface ModelForm {
+  fields: Map<string, string[]>;
+  files: Map<string, UploadedFile[]>;
+}
+
+class UploadTooLargeError extends ServiceError {
+  constructor(what: string) {
+    super(413, `${what}; send smaller files or fewer of them`);
+    this.name = 'UploadTooLargeError';
+  }
+}
+
+function push<T>(map: Map<string, T[]>, name: string, value: T): void {
+  const list = map.get(name);
+  if (list) list.push(value);
+  else map.set(name, [value]);
+}
+
+/**
+ * Reads a multipart body (or an already parsed JSON/msgpack object, for PATCH) into a ModelForm, refusing
+ * anything over the limits with 413 before it is held in memory.
+ */
+export async function readModelForm(request: FastifyRequest, limits: ModelUploadLimits): Promise<ModelForm> {
+  const form: ModelForm = { fields: new Map(), files: new Map() };
+  if (!request.isMultipart()) {
+    const body = request.body;
+    if (body === undefined || body === null) return form;
+    if (typeof body !== 'object' || Array.isArray(body)) {
+      throw new ServiceError(400, 'body must be multipart/form-data or a JSON object of fields');
+    }
+    for (const [name, value] of Object.entries(body as Record<string, unknown>)) {
+      if (Array.isArray(value) && value.length === 0) form.fields.set(name, []);
+      for (const item of Array.isArray(value) ? value : [value]) {
+        if (item === null || item === undefined) continue;
+        if (item instanceof Uint8Array) push(form.files, name, { filename: name, mimetype: '', bytes: Buffer.from(item) });
+        else push(form.fields, name, typeof item === 'string' ? item : JSON.stringify(item));
+      }
+    }
+    return form;
+  }
+  let total = 0;
+  const parts = request.parts({
+    limits: {
+      fileSize: Math.max(limits.voiceBytes, limits.coverBytes),
+      files: limits.voices + 1,
+      fields: limits.fields,
+      fieldSize: limits.fieldBytes,
+      parts: limits.voices + 1 + limits.fields,
+    },
+  });
+  for await (const part of parts) {
+    if (part.type === 'file') {
+      const limit = part.fieldname === 'cover_image' ? limits.coverBytes : limits.voiceBytes;
+      const bytes = await part.toBuffer();
+      if (bytes.length > limit) throw new UploadTooLargeError(`${part.fieldname} file ${part.filename} is over ${limit} bytes`);
+      total += bytes.length;
+      if (total > limits.totalBytes) throw new UploadTooLargeError(`upload is over ${limits.totalBytes} bytes`);
+      push(form.files, part.fieldname, { filename: part.filename ?? part.fieldname, mimetype: part.mimetype, bytes });
+    } else {
+      if (part.valueTruncated) throw new UploadTooLargeError(`field ${part.fieldname} is over ${limits.fieldBytes} bytes`);
+      const value = String(part.value ?? '');
+      total += value.length;
+      push(form.fields, part.fieldname, value);
+    }
+  }
+  return form;
+}
+
+/**
+ * A list field as sent by different clients: repeated fields, a JSON array, or one comma-joined value
+ * (what FormData makes of an array). `expected` lets a comma-joined value be split only when it fits.
+ */
+export function listField(values: string[] | undefined, expected?: number): string[] | undefined {
+  if (!values) return undefined;
+  if (values.length === 1) {
+    const only = values[0]!.trim();
+    if (only.startsWith('[')) {
+      try {
+        const parsed = JSON.parse(only) as unknown;
+        if (Array.isArray(parsed)) return parsed.map((item) => String(item));
+      } catch {
+        // not JSON: fall through to the plain forms
+      }
+    }
+    if (expected === undefined || expected > 1) {
+      const split = only.split(',').map((item) => item.trim());
+      if (expected === undefined) return split.filter((item) => item.length > 0);
+      if (split.length === expected) return split;
+    }
+  }
+  return values;
+}

@@ -1,0 +1,92 @@
+import { ServiceError, type AccountGate, type Principal, type Usage } from '../accounts.js';
+import { hashKeySecret } from './ids.js';
+import { KeyRateLimiter, type RateLimitOptions } from './rate-limiter.js';
+import type { AccountStore } from './types.js';
+
+export interface Pricing {
+  /** Micro-credits per character of synthesised text (TTS, live sessions). */
+  ttsMicrosPerCharacter: number;
+  /** Micro-credits per second of transcribed audio (rounded up to a whole micro-credit). */
+  asrMicrosPerSecond: number;
+  /** Micro-credits per voice-design request, whatever the number of candidates. */
+  voiceDesignMicrosPerRequest: number;
+}
+
+export const defaults: { pricing: Pricing } = {
+  pricing: {
+    ttsMicrosPerCharacter: 15,
+    asrMicrosPerSecond: 100,
+    voiceDesignMicrosPerRequest: 10_000,
+  },
+};
+
+export function priceOf(usage: Usage, pricing: Pricing = defaults.pricing): number {
+  switch (usage.kind) {
+    case 'tts':
+      return Math.max(0, Math.round(usage.characters)) * pricing.ttsMicrosPerCharacter;
+    case 'asr':
+      return Math.ceil(Math.max(0, usage.seconds) * pricing.asrMicrosPerSecond);
+    case 'voice-design':
+      return pricing.voiceDesignMicrosPerRequest;
+  }
+}
+
+export interface StoreAccountGateOptions {
+  pricing?: Partial<Pricing>;
+  rateLimit?: Partial<RateLimitOptions>;
+  /** Clock for key expiry. */
+  now?: () => Date;
+}
+
+/** AccountGate over an AccountStore: hashed keys with expiry and revocation, exact debits, per-key rate limits. */
+export class StoreAccountGate implements AccountGate {
+  readonly pricing: Pricing;
+  readonly limiter: KeyRateLimiter;
+  private readonly now: () => Date;
+
+  constructor(
+    private readonly store: AccountStore,
+    options: StoreAccountGateOptions = {},
+  ) {
+    this.pricing = { ...defaults.pricing, ...options.pricing };
+    this.limiter = new KeyRateLimiter(options.rateLimit);
+    this.now = options.now ?? (() => new Date());
+  }
+
+  async authenticate(bearerKey: string | undefined): Promise<Principal | null> {
+    const secret = bearerKey?.replace(/^bearer\s+/i, '').trim();
+    if (!secret) return null;
+    const key = await this.store.findKeyByHash(hashKeySecret(secret));
+    if (!key || key.revokedAt) return null;
+    if (key.expiresAt && Date.parse(key.expiresAt) <= this.now().getTime()) return null;
+    if (!(await this.store.getUser(key.userId))) return null;
+    return { userId: key.userId, keyId: key.id };
+  }
+
+  async ensureCredit(principal: Principal): Promise<void> {
+    const user = await this.store.getUser(principal.userId);
+    if (!user || user.creditMicros <= 0) {
+      throw new ServiceError(402, 'API key invalid or no credit left: add credit with `shoal credit add <user> <amount>`');
+    }
+  }
+
+  async charge(principal: Principal, usage: Usage, requestId: string): Promise<void> {
+    const micros = priceOf(usage, this.pricing);
+    await this.store.debit(principal.userId, micros, requestId, describe(usage));
+  }
+
+  admit(principal: Principal, kind: 'request' | 'live-session'): () => void {
+    return this.limiter.admit(principal.keyId, kind);
+  }
+}
+
+function describe(usage: Usage): string {
+  switch (usage.kind) {
+    case 'tts':
+      return `tts: ${usage.characters} characters`;
+    case 'asr':
+      return `asr: ${usage.seconds} s of audio`;
+    case 'voice-design':
+      return 'voice design: 1 request';
+  }
+}

@@ -1,0 +1,63 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { migrations, type Migration } from './migrations.js';
+
+export type SqliteDatabase = Database.Database;
+
+export const defaults = {
+  /** File name of the database inside the data directory. */
+  fileName: 'shoal.sqlite',
+  /** How long a writer waits for another process's lock before failing, in ms. */
+  busyTimeoutMs: 5_000,
+  /**
+   * NORMAL (with WAL): a commit survives the process being killed at any point, and the database is never
+   * corrupted; a power cut may lose the last commits (an unbilled request, never a double debit). FULL also
+   * survives power cuts but costs an fsync per commit (~3.5 ms measured here, on the event loop).
+   */
+  synchronous: 'NORMAL' as 'NORMAL' | 'FULL',
+};
+
+export interface DatabaseOptions {
+  synchronous?: 'NORMAL' | 'FULL';
+}
+
+/** Opens (creating if needed) the service database in `dataDir`, in WAL mode, with every migration applied. */
+export function openDatabase(
+  dataDir: string,
+  options: DatabaseOptions = {},
+  list: readonly Migration[] = migrations,
+): SqliteDatabase {
+  mkdirSync(dataDir, { recursive: true });
+  const synchronous = options.synchronous ?? defaults.synchronous;
+  if (synchronous !== 'NORMAL' && synchronous !== 'FULL') throw new RangeError(`synchronous must be NORMAL or FULL, got ${synchronous}`);
+  const db = new Database(join(dataDir, defaults.fileName), { timeout: defaults.busyTimeoutMs });
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma(`synchronous = ${synchronous}`);
+    db.pragma('foreign_keys = ON');
+    migrate(db, list);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return db;
+}
+
+export function migrate(db: SqliteDatabase, list: readonly Migration[]): void {
+  db.exec(`CREATE TABLE IF NOT EXISTS migrations (
+    version INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    applied_at TEXT NOT NULL
+  )`);
+  const isApplied = db.prepare('SELECT 1 FROM migrations WHERE version = ?');
+  const record = db.prepare('INSERT INTO migrations (version, name, applied_at) VALUES (?, ?, ?)');
+  for (const migration of [...list].sort((a, b) => a.version - b.version)) {
+    // Checked inside the write transaction, so two processes opening one directory apply it once.
+    db.transaction(() => {
+      if (isApplied.get(migration.version)) return;
+      db.exec(migration.sql);
+      record.run(migration.version, migration.name, new Date().toISOString());
+    }).immediate();
+  }
+}

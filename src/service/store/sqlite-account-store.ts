@@ -1,0 +1,175 @@
+import type { SqliteDatabase } from './database.js';
+import { newId } from './ids.js';
+import type { AccountStore, ApiKeyRecord, DebitResult, NewKey, NewUser, UserRecord } from './types.js';
+
+interface UserRow {
+  id: string;
+  nickname: string;
+  avatar: string;
+  credit_micros: number;
+  granted_micros: number;
+  free_credit: number;
+  created_at: string;
+  updated_at: string;
+}
+
+interface KeyRow {
+  id: string;
+  user_id: string;
+  name: string;
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+}
+
+export class UnknownUserError extends Error {
+  readonly status = 404;
+  constructor(readonly userId: string) {
+    super(`no user with id ${userId}`);
+    this.name = 'UnknownUserError';
+  }
+}
+
+function toUser(row: UserRow): UserRecord {
+  return {
+    id: row.id,
+    nickname: row.nickname,
+    avatar: row.avatar,
+    creditMicros: row.credit_micros,
+    grantedMicros: row.granted_micros,
+    freeCredit: row.free_credit === 1,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function toKey(row: KeyRow): ApiKeyRecord {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    name: row.name,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    revokedAt: row.revoked_at,
+  };
+}
+
+/** Users, hashed API keys and the credit ledger in SQLite; every multi-step change is one transaction. */
+export class SqliteAccountStore implements AccountStore {
+  private readonly statements;
+
+  constructor(private readonly db: SqliteDatabase) {
+    this.statements = {
+      insertUser: db.prepare(
+        `INSERT INTO users (id, nickname, avatar, credit_micros, granted_micros, free_credit, created_at, updated_at)
+         VALUES (@id, @nickname, '', @credit, @credit, @free, @now, @now)`,
+      ),
+      getUser: db.prepare('SELECT * FROM users WHERE id = ?'),
+      insertKey: db.prepare(
+        `INSERT INTO api_keys (id, user_id, name, secret_hash, created_at, expires_at)
+         VALUES (@id, @userId, @name, @secretHash, @now, @expiresAt)`,
+      ),
+      keyByHash: db.prepare('SELECT id, user_id, name, created_at, expires_at, revoked_at FROM api_keys WHERE secret_hash = ?'),
+      listKeys: db.prepare('SELECT id, user_id, name, created_at, expires_at, revoked_at FROM api_keys ORDER BY created_at, id'),
+      revokeKey: db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
+      credit: db.prepare(
+        `UPDATE users SET credit_micros = credit_micros + @micros, granted_micros = granted_micros + @micros, updated_at = @now
+         WHERE id = @userId`,
+      ),
+      ledger: db.prepare(
+        `INSERT INTO ledger (user_id, request_id, amount_micros, description, created_at)
+         VALUES (@userId, @requestId, @amount, @description, @now) ON CONFLICT(request_id) DO NOTHING`,
+      ),
+      debit: db.prepare('UPDATE users SET credit_micros = credit_micros - @micros, updated_at = @now WHERE id = @userId'),
+      balance: db.prepare('SELECT credit_micros FROM users WHERE id = ?'),
+      debited: db.prepare('SELECT COALESCE(SUM(-amount_micros), 0) AS total FROM ledger WHERE user_id = ? AND amount_micros < 0'),
+    };
+  }
+
+  async createUser(user: NewUser): Promise<UserRecord> {
+    return this.db.transaction(() => this.insertUser(user)).immediate();
+  }
+
+  async getUser(id: string): Promise<UserRecord | null> {
+    return this.userById(id);
+  }
+
+  async createKey(input: NewKey): Promise<ApiKeyRecord> {
+    return this.insertKey(input);
+  }
+
+  async createUserWithKey(user: NewUser, key: Omit<NewKey, 'userId'>): Promise<{ user: UserRecord; key: ApiKeyRecord }> {
+    return this.db
+      .transaction(() => {
+        const created = this.insertUser(user);
+        return { user: created, key: this.insertKey({ ...key, userId: created.id }) };
+      })
+      .immediate();
+  }
+
+  private insertUser(user: NewUser): UserRecord {
+    const now = new Date().toISOString();
+    const id = user.id ?? newId();
+    const credit = Math.max(0, Math.round(user.creditMicros ?? 0));
+    this.statements.insertUser.run({ id, nickname: user.nickname ?? id, credit, free: user.freeCredit ? 1 : 0, now });
+    if (credit > 0) {
+      this.statements.ledger.run({ userId: id, requestId: null, amount: credit, description: 'starting credit', now });
+    }
+    return this.userById(id)!;
+  }
+
+  private userById(id: string): UserRecord | null {
+    const row = this.statements.getUser.get(id) as UserRow | undefined;
+    return row ? toUser(row) : null;
+  }
+
+  private insertKey(input: NewKey): ApiKeyRecord {
+    if (!this.userById(input.userId)) throw new UnknownUserError(input.userId);
+    const id = `key_${newId()}`;
+    const now = new Date().toISOString();
+    this.statements.insertKey.run({ ...input, id, expiresAt: input.expiresAt ?? null, now });
+    return { id, userId: input.userId, name: input.name, createdAt: now, expiresAt: input.expiresAt ?? null, revokedAt: null };
+  }
+
+  async findKeyByHash(secretHash: string): Promise<ApiKeyRecord | null> {
+    const row = this.statements.keyByHash.get(secretHash) as KeyRow | undefined;
+    return row ? toKey(row) : null;
+  }
+
+  async listKeys(): Promise<ApiKeyRecord[]> {
+    return (this.statements.listKeys.all() as KeyRow[]).map(toKey);
+  }
+
+  async revokeKey(keyId: string): Promise<boolean> {
+    return this.statements.revokeKey.run(new Date().toISOString(), keyId).changes === 1;
+  }
+
+  async addCredit(userId: string, micros: number, reason: string): Promise<UserRecord> {
+    const amount = Math.round(micros);
+    if (!(amount > 0)) throw new RangeError(`credit to add must be positive, got ${micros} micro-credits`);
+    const now = new Date().toISOString();
+    this.db.transaction(() => {
+      if (this.statements.credit.run({ userId, micros: amount, now }).changes !== 1) throw new UnknownUserError(userId);
+      this.statements.ledger.run({ userId, requestId: null, amount, description: reason, now });
+    }).immediate();
+    return this.userById(userId)!;
+  }
+
+  async debit(userId: string, micros: number, requestId: string, description: string): Promise<DebitResult> {
+    const amount = Math.round(micros);
+    if (!(amount >= 0)) throw new RangeError(`debit must be zero or positive, got ${micros} micro-credits`);
+    const now = new Date().toISOString();
+    return this.db.transaction((): DebitResult => {
+      const inserted = this.statements.ledger.run({ userId, requestId, amount: -amount, description, now }).changes === 1;
+      if (inserted && this.statements.debit.run({ userId, micros: amount, now }).changes !== 1) {
+        throw new UnknownUserError(userId);
+      }
+      const row = this.statements.balance.get(userId) as { credit_micros: number } | undefined;
+      return { applied: inserted, balanceMicros: row?.credit_micros ?? 0 };
+    }).immediate();
+  }
+
+  async debitedMicros(userId: string): Promise<number> {
+    return (this.statements.debited.get(userId) as { total: number }).total;
+  }
+}

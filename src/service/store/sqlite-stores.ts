@@ -1,0 +1,81 @@
+import { join } from 'node:path';
+import { openDatabase, type DatabaseOptions, type SqliteDatabase } from './database.js';
+import { FileArea } from './file-area.js';
+import { creditsToMicros, hashKeySecret } from './ids.js';
+import { SqliteAccountStore } from './sqlite-account-store.js';
+import { referencedFiles, SqliteVoiceModelStore } from './sqlite-voice-model-store.js';
+import type { AccountStore, ApiKeyRecord, VoiceModelStore } from './types.js';
+
+export const defaults = {
+  /** Credit a dev user starts with (credits, not micro-credits). */
+  devCredit: 100,
+  devUserId: 'dev',
+  /** How often the query planner's statistics are refreshed (`PRAGMA optimize`), in ms. */
+  optimizeEveryMs: 60 * 60 * 1000,
+};
+
+export interface SqliteStores {
+  db: SqliteDatabase;
+  accounts: SqliteAccountStore;
+  models: SqliteVoiceModelStore;
+  files: FileArea;
+  /** Files a crash left behind and startup removed. */
+  sweptFiles: number;
+  /** Refreshes the query planner's statistics where they are stale (also done at open, hourly and at close). */
+  optimize(): void;
+  close(): void;
+}
+
+/**
+ * Opens the database and file area of a data directory and cleans up what an earlier crash left behind.
+ * Only the process that serves requests may sweep: an admin command running beside a live server opens
+ * with `sweep: false`, or it would take files of uploads that are not committed yet.
+ */
+export async function openSqliteStores(
+  dataDir: string,
+  options: DatabaseOptions & { sweep?: boolean } = {},
+): Promise<SqliteStores> {
+  const db = openDatabase(dataDir, options);
+  const files = new FileArea(join(dataDir, 'files'));
+  await files.init();
+  const accounts = new SqliteAccountStore(db);
+  const models = new SqliteVoiceModelStore(db, files);
+  const { removed } =
+    options.sweep === false
+      ? { removed: 0 }
+      : await files.sweep((modelId) => {
+          const model = models.byId(modelId);
+          return model ? referencedFiles(model) : null;
+        });
+  const optimize = () => void db.pragma('optimize=0x10002');
+  optimize();
+  const timer = setInterval(optimize, defaults.optimizeEveryMs).unref();
+  const close = () => {
+    clearInterval(timer);
+    if (!db.open) return;
+    optimize();
+    db.close();
+  };
+  return { db, accounts, models, files, sweptFiles: removed, optimize, close };
+}
+
+/** Creates the user and key `secret` if no key with that secret exists; returns the key either way. */
+export async function ensureDevKey(
+  accounts: AccountStore,
+  secret: string,
+  options: { credit?: number; userId?: string } = {},
+): Promise<ApiKeyRecord> {
+  const hash = hashKeySecret(secret);
+  const existing = await accounts.findKeyByHash(hash);
+  if (existing) return existing;
+  const userId = options.userId ?? defaults.devUserId;
+  const key = { name: 'dev key (shoal serve --dev-key)', secretHash: hash };
+  if (await accounts.getUser(userId)) return accounts.createKey({ ...key, userId });
+  const created = await accounts.createUserWithKey(
+    { id: userId, nickname: 'Developer', creditMicros: creditsToMicros(options.credit ?? defaults.devCredit), freeCredit: true },
+    key,
+  );
+  return created.key;
+}
+
+export type { AccountStore, VoiceModelStore };
