@@ -1,0 +1,87 @@
+/** Worker thread owning the pocketsphinx decoders: one per open recognizer, idle ones kept for reuse. */
+import { parentPort, workerData } from 'node:worker_threads';
+import { loadPocketSphinx, SphinxDecoder, type PocketSphinxLibrary, type SharedLanguageModel } from './decoder-binding.js';
+import { decoderArguments } from './options.js';
+import type { DecoderReply, DecoderRequest, DecoderWorkerData } from './protocol.js';
+
+const { options } = workerData as DecoderWorkerData;
+const leased = new Map<number, SphinxDecoder>();
+const idle: SphinxDecoder[] = [];
+let library: PocketSphinxLibrary | undefined;
+const languageModel: SharedLanguageModel = { path: options.languageModelPath };
+
+class UnavailableError extends Error {}
+
+function acquire(): { decoder: SphinxDecoder; initMs?: number } {
+  const reused = idle.pop();
+  if (reused) return { decoder: reused };
+  const started = performance.now();
+  try {
+    library ??= loadPocketSphinx(options.libraryPath, options.sphinxbaseLibraryPath);
+    return { decoder: SphinxDecoder.create(library, decoderArguments(options), languageModel), initMs: performance.now() - started };
+  } catch (error) {
+    throw new UnavailableError((error as Error).message);
+  }
+}
+
+function release(decoder: SphinxDecoder): void {
+  decoder.reset();
+  if (idle.length < options.idleDecoders) idle.push(decoder);
+  else decoder.free();
+}
+
+function leaseOf(lease: number): SphinxDecoder {
+  const decoder = leased.get(lease);
+  if (!decoder) throw new Error(`recognizer ${lease} is closed`);
+  return decoder;
+}
+
+function handle(request: DecoderRequest): Omit<Extract<DecoderReply, { ok: true }>, 'seq'> {
+  switch (request.op) {
+    case 'open': {
+      const { decoder, initMs } = acquire();
+      leased.set(request.lease, decoder);
+      return { ok: true, initMs };
+    }
+    case 'write':
+      leaseOf(request.lease).write(request.pcm);
+      return { ok: true };
+    case 'partial':
+      return { ok: true, hypothesis: leaseOf(request.lease).partial() };
+    case 'finish':
+      return { ok: true, hypothesis: leaseOf(request.lease).finish() };
+    case 'close': {
+      const decoder = leased.get(request.lease);
+      leased.delete(request.lease);
+      if (decoder) release(decoder);
+      return { ok: true };
+    }
+    case 'dispose': {
+      for (const decoder of [...leased.values(), ...idle]) decoder.free();
+      leased.clear();
+      idle.length = 0;
+      if (library && languageModel.handle) library.freeLanguageModel(languageModel.handle);
+      languageModel.handle = undefined;
+      return { ok: true };
+    }
+    case 'transcribe': {
+      const { decoder, initMs } = acquire();
+      try {
+        decoder.write(request.pcm);
+        return { ok: true, hypothesis: decoder.finish(), initMs };
+      } finally {
+        release(decoder);
+      }
+    }
+  }
+}
+
+parentPort!.on('message', (request: DecoderRequest) => {
+  let reply: DecoderReply;
+  try {
+    reply = { seq: request.seq, ...handle(request) };
+  } catch (error) {
+    reply = { seq: request.seq, ok: false, message: (error as Error).message, unavailable: error instanceof UnavailableError };
+  }
+  parentPort!.postMessage(reply);
+});

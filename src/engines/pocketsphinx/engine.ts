@@ -1,0 +1,68 @@
+import type { Hypothesis, SpeechRecognitionEngine, StreamingRecognizer, WordTiming } from '../types.js';
+import { UnsupportedLanguageError } from '../errors.js';
+import { checkPocketSphinxInstalled } from './availability.js';
+import { DecoderHost } from './decoder-host.js';
+import { splitAtQuietPoints } from './long-audio.js';
+import { defaults, type PocketSphinxOptions } from './options.js';
+import { PocketSphinxRecognizer } from './streaming-recognizer.js';
+
+const englishTags = new Set(['en', 'en-us', 'en_us', 'english', 'auto']);
+
+/**
+ * Speech recognition on Debian's pocketsphinx (US English). Decoding runs on a worker thread that owns
+ * the decoders, so the event loop never waits for the search; decoders are pooled so the model load
+ * (about half a second) is paid once per concurrent recognizer, not per utterance.
+ */
+export class PocketSphinxEngine implements SpeechRecognitionEngine {
+  readonly name = 'pocketsphinx';
+  readonly options: PocketSphinxOptions;
+  private readonly host: DecoderHost;
+  private checked = false;
+
+  constructor(options: Partial<PocketSphinxOptions> = {}) {
+    this.options = { ...defaults, ...options };
+    this.host = DecoderHost.shared(this.options);
+  }
+
+  createRecognizer(options: { language?: string } = {}): StreamingRecognizer {
+    this.ensureAvailable(options.language);
+    return new PocketSphinxRecognizer(this.host, this.host.newLease());
+  }
+
+  /** Long audio is decoded as consecutive utterances of at most 20 s, cut at quiet points. */
+  async transcribe(pcm16k: Int16Array, options: { language?: string; signal?: AbortSignal } = {}): Promise<Hypothesis> {
+    options.signal?.throwIfAborted();
+    this.ensureAvailable(options.language);
+    const words: WordTiming[] = [];
+    for (const piece of splitAtQuietPoints(pcm16k)) {
+      const reply = await this.host.request({ op: 'transcribe', pcm: piece.pcm });
+      options.signal?.throwIfAborted();
+      const offsetMs = (piece.startSample / 16000) * 1000;
+      for (const w of reply.hypothesis?.words ?? []) words.push({ ...w, startMs: w.startMs + offsetMs, endMs: w.endMs + offsetMs });
+    }
+    return { text: words.map((w) => w.word).join(' '), words };
+  }
+
+  /** Loads a decoder ahead of the first call; resolves with the model load time in ms (0 if one was idle). */
+  async preload(): Promise<number> {
+    this.ensureAvailable();
+    const lease = this.host.newLease();
+    const opened = await this.host.request({ op: 'open', lease });
+    await this.host.request({ op: 'close', lease });
+    return opened.initMs ?? 0;
+  }
+
+  /** Stops the worker thread (shared by engines with the same options); it restarts on the next call. */
+  shutdown(): Promise<void> {
+    return this.host.shutdown();
+  }
+
+  private ensureAvailable(language?: string): void {
+    if (language !== undefined && !englishTags.has(language.toLowerCase())) {
+      throw new UnsupportedLanguageError('pocketsphinx', language, ['en']);
+    }
+    if (this.checked) return;
+    checkPocketSphinxInstalled(this.options);
+    this.checked = true;
+  }
+}

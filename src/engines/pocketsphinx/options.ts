@@ -1,0 +1,53 @@
+import { join } from 'node:path';
+
+/** Where pocketsphinx lives and how the decoder is configured. */
+export interface PocketSphinxOptions {
+  /** The pocketsphinx shared library (a soname searched by the dynamic loader, or a path). */
+  libraryPath: string;
+  /** sphinxbase, which holds the command-line and logging functions. */
+  sphinxbaseLibraryPath: string;
+  /** Acoustic model directory. */
+  acousticModelDir: string;
+  /** Language model (ARPA or binary). */
+  languageModelPath: string;
+  /** Pronunciation dictionary. */
+  dictionaryPath: string;
+  /**
+   * Run pocketsphinx's flat-lexicon and lattice passes when an utterance ends (more accurate; finish()
+   * takes ~100-250 ms longer on a 3 s utterance). Off suits low-latency turn taking.
+   */
+  secondPass: boolean;
+  /** Further decoder arguments, e.g. ['-beam', '1e-40']. */
+  extraArguments: string[];
+  /** Idle decoders kept loaded for reuse by later recognizers. */
+  idleDecoders: number;
+}
+
+const modelRoot = '/usr/share/pocketsphinx/model/en-us';
+
+/** Debian's packages: `apt-get install pocketsphinx pocketsphinx-en-us`. */
+export const defaults: PocketSphinxOptions = {
+  libraryPath: 'libpocketsphinx.so.3',
+  sphinxbaseLibraryPath: 'libsphinxbase.so.3',
+  acousticModelDir: join(modelRoot, 'en-us'),
+  languageModelPath: join(modelRoot, 'en-us.lm.bin'),
+  dictionaryPath: join(modelRoot, 'cmudict-en-us.dict'),
+  secondPass: true,
+  extraArguments: [],
+  idleDecoders: 2,
+};
+
+export const installHint = 'apt-get install pocketsphinx pocketsphinx-en-us';
+
+/** Decoder arguments for ps_init; the language model is read separately and shared. */
+export function decoderArguments(options: PocketSphinxOptions): string[] {
+  return [
+    '-hmm', options.acousticModelDir,
+    '-dict', options.dictionaryPath,
+    ...(options.secondPass ? [] : ['-fwdflat', 'no', '-bestpath', 'no']),
+    ...options.extraArguments,
+  ];
+}
+
+/** Pocketsphinx computes 100 feature frames per second. */
+export const frameMs = 10;

@@ -1,0 +1,70 @@
+/** Shared by the engines tests: fixture speech, word error rate, simple signal measures. */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const speechDir = join(import.meta.dirname, 'fixtures', 'speech');
+
+export interface SpeechFixture {
+  file: string;
+  voice: string;
+  text: string;
+  pcm: Int16Array;
+}
+
+/** Reads a 16-bit mono PCM WAV (the fixtures' format). */
+export function readPcmWav(path: string): { samples: Int16Array; sampleRate: number } {
+  const bytes = readFileSync(path);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let at = 12;
+  let sampleRate = 0;
+  while (at + 8 <= bytes.length) {
+    const id = bytes.toString('latin1', at, at + 4);
+    const size = view.getUint32(at + 4, true);
+    if (id === 'fmt ') sampleRate = view.getUint32(at + 12, true);
+    if (id === 'data') {
+      const samples = new Int16Array(size >> 1);
+      for (let i = 0; i < samples.length; i++) samples[i] = view.getInt16(at + 8 + i * 2, true);
+      return { samples, sampleRate };
+    }
+    at += 8 + size + (size & 1);
+  }
+  throw new Error(`${path}: no data chunk`);
+}
+
+export function speechFixtures(): SpeechFixture[] {
+  const manifest = JSON.parse(readFileSync(join(speechDir, 'manifest.json'), 'utf8')) as Array<Omit<SpeechFixture, 'pcm'>>;
+  return manifest.map((entry) => ({ ...entry, pcm: readPcmWav(join(speechDir, entry.file)).samples }));
+}
+
+/** Word-level edit distance between a reference and a hypothesis (lower-cased, punctuation ignored). */
+export function wordErrors(reference: string, hypothesis: string): { errors: number; words: number } {
+  const norm = (s: string) => s.toLowerCase().replace(/[^a-z0-9' ]/g, ' ').split(/\s+/).filter(Boolean);
+  const r = norm(reference);
+  const h = norm(hypothesis);
+  let previous = Array.from({ length: h.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= r.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= h.length; j++) {
+      row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (r[i - 1] === h[j - 1] ? 0 : 1));
+    }
+    previous = row;
+  }
+  return { errors: previous[h.length]!, words: r.length };
+}
+
+export function rms(samples: Int16Array): number {
+  let sum = 0;
+  for (const s of samples) sum += s * s;
+  return Math.sqrt(sum / Math.max(1, samples.length));
+}
+
+/** Deterministic white noise at the given peak amplitude. */
+export function noise(length: number, amplitude: number, seed = 1): Int16Array {
+  let state = seed;
+  const out = new Int16Array(length);
+  for (let i = 0; i < length; i++) {
+    state = (state * 1103515245 + 12345) & 0x7fffffff;
+    out[i] = Math.round(((state / 0x7fffffff) * 2 - 1) * amplitude);
+  }
+  return out;
+}

