@@ -94,7 +94,7 @@ export function completeOggPrefix(bytes: Uint8Array): { bytes: number; pages: nu
     for (let i = 0; i < segments; i++) bodyLength += bytes[offset + 27 + i]!;
     const pageLength = 27 + segments + bodyLength;
     if (offset + pageLength > bytes.length) break;
-    const page = bytes.slice(offset, offset + pageLength);
+    const page = Uint8Array.prototype.slice.call(bytes, offset, offset + pageLength);
     const stored = new DataView(page.buffer).getUint32(22, true);
     page.fill(0, 22, 26);
     if (oggCrc32(page) !== stored) throw new Error(`Ogg page ${pages} at byte ${offset} fails its CRC check (corrupt data)`);

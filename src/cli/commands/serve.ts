@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { parsePort } from '../parse.js';
+import { describeBuiltinVoices } from '../../service/builtin-voices.js';
 
 export interface ServeOptions {
   host: string;
@@ -18,7 +19,11 @@ export function registerServe(program: Command): void {
     .option('--data <dir>', 'directory for the database and uploaded audio', '.shoal/data')
     .option('--dev-key <key>', 'create this API key (with starting credit) if it does not exist')
     .addOption(new Option('--log-level <level>', 'log level').choices(['silent', 'error', 'warn', 'info', 'debug']).default('info'))
-    .addHelpText('after', '\nBuilt-in voices (usable as reference_id): see `shoal serve --voices` or docs/voices.md.')
+    .addHelpText(
+      'after',
+      `\nBuilt-in voices (usable as reference_id; details in docs/voices.md):\n${describeBuiltinVoices()}\n` +
+        '\nmodel header: s1, s2-pro, s2.1-pro, s2.1-pro-free (default); voice design: voice-design-1.',
+    )
     .action(async (options: ServeOptions) => {
       const { runServe } = await import('../../service/cli.js');
       await runServe(options);

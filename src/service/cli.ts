@@ -1,0 +1,62 @@
+import { randomBytes } from 'node:crypto';
+import type { ServeOptions } from '../cli/commands/serve.js';
+import { BuiltinVoices } from './builtin-voices.js';
+import { createSpeechService } from './server.js';
+import { ensureDevKey, openAccountServices } from './store/index.js';
+
+function newDevKey(): string {
+  return `shoal-dev-${randomBytes(18).toString('base64url')}`;
+}
+
+/**
+ * `shoal serve`: the speech service over the accounts and voice models of `--data`. Prints
+ * `listening on http://HOST:PORT` when ready and shuts down cleanly on SIGINT/SIGTERM.
+ */
+export async function runServe(options: ServeOptions): Promise<void> {
+  const accounts = await openAccountServices(options.data, { devKey: options.devKey });
+  if (!options.devKey && (await accounts.stores.accounts.listKeys()).every((key) => key.revokedAt)) {
+    const devKey = newDevKey();
+    await ensureDevKey(accounts.stores.accounts, devKey);
+    process.stderr.write(
+      `warning: no --dev-key given and ${options.data} holds no API key; created this dev key (it is shown once):\n${devKey}\n`,
+    );
+  }
+  const service = await createSpeechService({
+    accounts: accounts.accounts,
+    voices: new BuiltinVoices(accounts.voices),
+    extraRoutes: [accounts.routes],
+    logLevel: options.logLevel,
+  });
+  let url: string;
+  try {
+    url = await service.listen({ host: options.host, port: options.port });
+  } catch (error) {
+    await service.close();
+    accounts.close();
+    throw error;
+  }
+  process.stdout.write(`listening on ${url}\n`);
+
+  await new Promise<void>((resolve) => {
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals) => {
+      if (stopping) {
+        process.stderr.write(`${signal} again: exiting without waiting\n`);
+        process.exit(130);
+      }
+      stopping = true;
+      service.app.log.info({ signal }, 'shutting down');
+      service
+        .close()
+        .catch((error: unknown) => service.app.log.error({ err: error }, 'closing the server failed'))
+        .finally(() => {
+          accounts.close();
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          resolve();
+        });
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}

@@ -1,0 +1,60 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { trace, type Context } from '@opentelemetry/api';
+import { newTraceId } from '../../tracing/index.js';
+import { ServiceError } from '../accounts.js';
+import type { AccountGate, Principal, Usage } from '../accounts.js';
+import { extractTraceContext } from './tracing.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The authenticated caller; set on every route by the gate before any handler runs. */
+    principal: Principal | null;
+    /** Trace context from the request's `traceparent` (root context when missing or invalid). */
+    traceContext: Context;
+    /** Trace id for the request log line; set by routes that start a server span. */
+    traceId: string | undefined;
+  }
+  interface FastifyContextConfig {
+    /** Inference routes check credit before any work starts (402) and are billed on success. */
+    inference?: boolean;
+  }
+}
+
+export function bearerKey(header: string | string[] | undefined): string | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  const match = value ? /^Bearer\s+(.+)$/i.exec(value.trim()) : null;
+  return match ? match[1]!.trim() : undefined;
+}
+
+export const unauthorizedMessage = 'Invalid Token: send Authorization: Bearer <API key> with a valid key';
+
+/**
+ * The hook every route runs before its handler: 401 without a valid bearer key, 402 on inference routes
+ * without credit, 429 over the rate (the concurrency slot is released when the response closes).
+ */
+export function installGate(app: FastifyInstance, accounts: AccountGate): void {
+  app.decorateRequest('principal', null);
+  app.decorateRequest('traceContext', undefined as unknown as Context);
+  app.decorateRequest('traceId', undefined);
+  app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
+    request.traceContext = extractTraceContext(request.headers);
+    request.traceId = trace.getSpanContext(request.traceContext)?.traceId ?? newTraceId();
+    const principal = await accounts.authenticate(bearerKey(request.headers.authorization));
+    if (!principal) throw new ServiceError(401, unauthorizedMessage);
+    request.principal = principal;
+    if (request.routeOptions.config?.inference) await accounts.ensureCredit(principal);
+    const release = accounts.admit(principal, 'request');
+    reply.raw.once('close', release);
+  });
+}
+
+/** The authenticated caller of a request that passed the gate. */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw new ServiceError(401, unauthorizedMessage);
+  return request.principal;
+}
+
+/** Debits a successful request; the request id makes a repeated call a no-op in the account store. */
+export async function chargeFor(accounts: AccountGate, request: FastifyRequest, usage: Usage): Promise<void> {
+  await accounts.charge(principalOf(request), usage, request.id);
+}

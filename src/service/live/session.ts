@@ -1,0 +1,290 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { RawData, WebSocket } from 'ws';
+import { createEncoder, type StreamingEncoder } from '../../audio/index.js';
+import { ServiceError, type Principal } from '../accounts.js';
+import type { ServiceContext } from '../context.js';
+import { RequestValidationError, statusOf } from '../http/errors.js';
+import { decodeMsgpack, encodeMsgpack } from '../http/msgpack.js';
+import type { ServerSpan } from '../http/tracing.js';
+import { chunkAlignment } from '../tts/alignment.js';
+import { encodeInPieces, joinBytes } from '../tts/encoded-stream.js';
+import type { ModelProfile } from '../tts/models.js';
+import { prepareTts, type TtsPlan } from '../tts/prepare.js';
+import { synthesizeChunks, workingSampleRate, type SynthesizedChunk } from '../tts/synthesis.js';
+import { planChunks } from '../tts/text-plan.js';
+import type { LiveOptions } from './endpoint.js';
+import { completeText, drainPaddingMs } from './segmenting.js';
+
+export interface LiveSessionSetup {
+  id: string;
+  principal: Principal;
+  model: ModelProfile;
+  withTimestamps: boolean;
+  service: ServiceContext;
+  span: ServerSpan;
+  log: FastifyBaseLogger;
+  options: LiveOptions;
+}
+
+type Frame = Record<string, unknown> & { event: string };
+
+/** Close codes: 1000 after finish, 1008 for a client's protocol error, 1011 for a server failure, 1001 on shutdown. */
+const closeCodes = { normal: 1000, goingAway: 1001, policy: 1008, internal: 1011 } as const;
+
+/**
+ * One realtime TTS connection (PROTOCOL.md): `start` → `text`* / `flush`* → `stop`, answered with `audio`
+ * events per synthesised chunk and a `finish`. Frames are handled strictly in order; synthesis runs on a
+ * queue so text keeps arriving while audio is produced. Any failure ends in `error` + `finish{reason:"error"}`.
+ */
+export class LiveTtsSession {
+  readonly closed: Promise<void>;
+  private state: 'waiting' | 'active' | 'stopping' | 'ended' = 'waiting';
+  private inbox: Promise<void> = Promise.resolve();
+  private speech: Promise<void> = Promise.resolve();
+  private controller = new AbortController();
+  private plan: TtsPlan | undefined;
+  private encoder: StreamingEncoder | undefined;
+  private buffer = '';
+  private speaker = 0;
+  private audioMs = 0;
+  private seq = 0;
+  private billedCharacters = 0;
+  private round = 0;
+  private lastPong = Date.now();
+  private readonly pingTimer: NodeJS.Timeout;
+
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly setup: LiveSessionSetup,
+  ) {
+    let resolveClosed!: () => void;
+    this.closed = new Promise((resolve) => (resolveClosed = resolve));
+    ws.on('message', (data: RawData, isBinary: boolean) => this.receive(data, isBinary));
+    ws.on('pong', () => (this.lastPong = Date.now()));
+    ws.on('error', (error) => setup.log.warn({ err: error }, 'live socket error'));
+    ws.on('close', (code: number) => {
+      clearInterval(this.pingTimer);
+      this.controller.abort(new Error('socket closed'));
+      this.state = 'ended';
+      this.settle()
+        .catch((error: unknown) => setup.log.error({ err: error }, 'billing a live session failed'))
+        .finally(() => {
+          setup.span.span.setAttribute('ws.close_code', code);
+          setup.span.end();
+          setup.log.info({ sessionId: setup.id, closeCode: code, audioMs: Math.round(this.audioMs), chunks: this.seq }, 'live session closed');
+          this.encoderEnd();
+          resolveClosed();
+        });
+    });
+    this.pingTimer = setInterval(() => this.keepAlive(), setup.options.pingIntervalMs);
+    this.pingTimer.unref();
+  }
+
+  /** Ends the session from the server side: `error` and `finish{reason:"error"}`, then a close handshake. */
+  shutdown(reason: string): void {
+    this.fail(new ServiceError(503, reason), closeCodes.goingAway);
+  }
+
+  /** Drops the connection without waiting for the client's close frame. */
+  terminate(): void {
+    this.ws.terminate();
+  }
+
+  private keepAlive(): void {
+    if (Date.now() - this.lastPong > this.setup.options.pongTimeoutMs) {
+      this.setup.log.warn({ sessionId: this.setup.id }, 'live client stopped answering pings; dropping it');
+      this.ws.terminate();
+      return;
+    }
+    this.ws.ping();
+  }
+
+  private receive(data: RawData, isBinary: boolean): void {
+    if (!isBinary || this.state === 'ended') return;
+    let frame: Frame;
+    try {
+      const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+      const decoded = decodeMsgpack(bytes, this.setup.service.limits.msgpack);
+      if (typeof decoded !== 'object' || decoded === null || Array.isArray(decoded) || typeof (decoded as Frame).event !== 'string') {
+        throw new ServiceError(400, 'every frame must be a MessagePack map with a string event key');
+      }
+      frame = decoded as Frame;
+    } catch (error) {
+      this.fail(error, closeCodes.policy);
+      return;
+    }
+    this.inbox = this.inbox
+      .then(() => this.handle(frame))
+      .catch((error: unknown) => this.fail(error, statusOf(error) < 500 ? closeCodes.policy : closeCodes.internal));
+  }
+
+  private async handle(frame: Frame): Promise<void> {
+    if (this.state === 'ended') return;
+    switch (frame.event) {
+      case 'start':
+        return this.begin(frame.request);
+      case 'text': {
+        if (this.state === 'stopping') return;
+        this.requireActive('text');
+        if (typeof frame.text !== 'string') throw new ServiceError(400, 'a text event needs a string text field');
+        this.buffer += frame.text;
+        if (this.buffer.length > this.setup.service.limits.maxTextCharacters) {
+          throw new ServiceError(400, `more than ${this.setup.service.limits.maxTextCharacters} characters buffered; send flush more often`);
+        }
+        const { ready, rest } = completeText(this.buffer, this.plan!.chunking);
+        this.buffer = rest;
+        if (ready) this.enqueue(ready);
+        return;
+      }
+      case 'flush':
+        if (this.state === 'stopping') return;
+        this.requireActive('flush');
+        this.enqueue(this.takeBuffer());
+        return;
+      case 'stop':
+        if (this.state === 'waiting') return this.finish();
+        if (this.state === 'stopping') return;
+        this.state = 'stopping';
+        this.enqueue(this.takeBuffer());
+        await this.speech;
+        return this.finish();
+      default:
+        this.setup.log.debug({ sessionId: this.setup.id, event: frame.event }, 'ignoring unknown live event');
+    }
+  }
+
+  private requireActive(event: string): void {
+    if (this.state !== 'active') throw new ServiceError(400, `${event} before start: send {event: "start", request: {...}} first`);
+  }
+
+  private async begin(request: unknown): Promise<void> {
+    if (this.state !== 'waiting') throw new ServiceError(400, 'start was already received; send text, flush or stop');
+    if (typeof request !== 'object' || request === null || Array.isArray(request)) {
+      throw new ServiceError(400, 'start needs a request map with the POST /v1/tts fields');
+    }
+    const { service, principal, model } = this.setup;
+    if (this.round > 0) await service.accounts.ensureCredit(principal);
+    const body = { ...(request as Record<string, unknown>) };
+    if (body.text === undefined || body.text === null) body.text = '';
+    this.plan = await prepareTts({ body, msgpack: true, principal, model }, service);
+    this.encoder = await createEncoder({ ...this.plan.encoder, inputSampleRate: workingSampleRate });
+    this.state = 'active';
+    this.round += 1;
+    this.buffer = this.plan.request.text;
+    this.speaker = 0;
+    this.audioMs = 0;
+  }
+
+  private takeBuffer(): string {
+    const text = this.buffer;
+    this.buffer = '';
+    return text;
+  }
+
+  private enqueue(text: string): void {
+    if (!text.trim()) return;
+    this.speech = this.speech.then(() => this.speak(text));
+    this.speech.catch((error: unknown) => this.fail(error, statusOf(error) < 500 ? closeCodes.policy : closeCodes.internal));
+  }
+
+  private async speak(text: string): Promise<void> {
+    if (this.state === 'ended') return;
+    const plan = this.plan!;
+    const { chunks, lastSpeaker, characters } = planChunks(text, plan.chunking, plan.synthesis.voices.length, this.speaker);
+    this.speaker = lastSpeaker;
+    const engine = this.setup.service.engines.tts();
+    let index = 0;
+    for await (const chunk of synthesizeChunks(engine, chunks, plan.synthesis, { signal: this.controller.signal, trace: this.setup.span.context })) {
+      const last = ++index === chunks.length;
+      await this.sendAudio(chunk, last);
+    }
+    if (!this.controller.signal.aborted) this.billedCharacters += characters;
+  }
+
+  /** Sends a chunk's audio: piece by piece on the plain endpoint, as one event with its alignment on with-timestamp. */
+  private async sendAudio(chunk: SynthesizedChunk, lastOfSegment: boolean): Promise<void> {
+    const encoder = this.encoder;
+    if (this.state === 'ended' || !encoder) return;
+    let samples = chunk.samples;
+    const padMs = lastOfSegment ? drainPaddingMs(encoder.format) : 0;
+    if (padMs > 0) {
+      samples = new Int16Array(chunk.samples.length + Math.round((padMs * workingSampleRate) / 1000));
+      samples.set(chunk.samples);
+    }
+    const chunkMs = (samples.length * 1000) / workingSampleRate;
+    if (this.setup.withTimestamps) {
+      const parts: Uint8Array[] = [];
+      for await (const { bytes } of encodeInPieces(encoder, samples)) parts.push(bytes);
+      this.send({
+        event: 'audio',
+        audio: joinBytes(parts),
+        time: Math.round(this.audioMs),
+        content: chunk.chunk.text,
+        alignment: chunkAlignment(chunk.words, chunkMs),
+        chunk_seq: this.seq,
+        chunk_audio_offset_sec: Math.round(this.audioMs) / 1000,
+      });
+    } else {
+      for await (const { bytes, start } of encodeInPieces(encoder, samples)) {
+        if (bytes.length > 0) this.send({ event: 'audio', audio: bytes, time: Math.round(this.audioMs + (start * 1000) / workingSampleRate) });
+      }
+    }
+    this.audioMs += chunkMs;
+    this.seq += 1;
+  }
+
+  private async finish(): Promise<void> {
+    if (this.state === 'ended') return;
+    const tail = this.encoderEnd();
+    if (tail && tail.length > 0) this.send({ event: 'audio', audio: tail, time: Math.round(this.audioMs) });
+    this.send({ event: 'finish', reason: 'stop' });
+    await this.settle();
+    if (this.setup.options.closeAfterFinish) {
+      this.state = 'ended';
+      this.ws.close(closeCodes.normal);
+    } else {
+      this.state = 'waiting';
+    }
+  }
+
+  /** Bills the characters synthesised since the last settlement (once per round). */
+  private async settle(): Promise<void> {
+    const characters = this.billedCharacters;
+    this.billedCharacters = 0;
+    if (characters === 0) return;
+    const { service, principal, id } = this.setup;
+    await service.accounts.charge(principal, { kind: 'tts', characters }, `${id}:${this.round}`);
+    await Promise.all((this.plan?.referenceIds ?? []).map((referenceId) => service.voices.recordUse?.(referenceId)));
+  }
+
+  private encoderEnd(): Uint8Array | undefined {
+    const encoder = this.encoder;
+    this.encoder = undefined;
+    if (!encoder) return undefined;
+    try {
+      return encoder.end();
+    } catch (error) {
+      this.setup.log.warn({ err: error }, 'ending the live encoder failed');
+      return undefined;
+    }
+  }
+
+  private fail(error: unknown, code: number): void {
+    if (this.state === 'ended') return;
+    this.state = 'ended';
+    this.controller.abort(error);
+    const status = statusOf(error);
+    const message =
+      status === 500 ? 'internal error; the server log has the details' : error instanceof Error ? error.message : String(error);
+    if (status === 500) this.setup.log.error({ err: error, sessionId: this.setup.id }, 'live session failed');
+    const detail = error instanceof RequestValidationError ? { detail: error.issues } : {};
+    this.send({ event: 'error', error: { status, message, ...detail } });
+    this.send({ event: 'finish', reason: 'error', message });
+    this.ws.close(code, status === 500 ? 'internal error' : 'request error');
+  }
+
+  private send(event: Record<string, unknown>): void {
+    if (this.ws.readyState !== this.ws.OPEN) return;
+    this.ws.send(encodeMsgpack(event));
+  }
+}

@@ -1,0 +1,131 @@
+import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
+import multipart from '@fastify/multipart';
+import { randomUUID } from 'node:crypto';
+import { encodeAudio } from '../audio/index.js';
+import type { AccountGate, VoiceResolver } from './accounts.js';
+import { BuiltinVoices } from './builtin-voices.js';
+import { SingleKeyAccounts } from './single-key-accounts.js';
+import { defaultLimits, type ServiceContext, type ServiceEngines, type ServiceLimits } from './context.js';
+import { defaultEngines } from './engines.js';
+import { sendError } from './http/errors.js';
+import { installGate } from './http/gate.js';
+import { installMsgpackParser } from './http/content-type.js';
+import { registerTtsRoutes } from './tts/routes.js';
+import { registerAsrRoute } from './asr/route.js';
+import { registerVoiceDesignRoute } from './voice-design/route.js';
+import { LiveEndpoint, defaults as liveDefaults, type LiveOptions } from './live/endpoint.js';
+
+export interface SpeechServiceOptions {
+  /** Who may call, credit, rate and billing. Default: `SingleKeyAccounts` accepting `apiKey` only. */
+  accounts?: AccountGate;
+  /** The one accepted bearer key when `accounts` is not given. */
+  apiKey?: string;
+  /** Resolves `reference_id`s. Default: the built-in voices. */
+  voices?: VoiceResolver;
+  /** Engine factories. Default: flite TTS and pocketsphinx ASR, created on first use. */
+  engines?: Partial<ServiceEngines>;
+  /** pino level: silent, error, warn, info, debug. */
+  logLevel: string;
+  /** Where the JSON log lines go; default stdout. */
+  logStream?: NodeJS.WritableStream;
+  /** More routes (fastify plugins) registered behind the same auth hook and error handler, e.g. /model and /wallet. */
+  extraRoutes: FastifyPluginAsync<{ context: ServiceContext }>[];
+  limits: Partial<ServiceLimits>;
+  live: Partial<LiveOptions>;
+  /** Start the TTS engine (worker, compiled flite) before the service reports ready, so the first request is fast. */
+  warmUp: boolean;
+}
+
+export const defaults: SpeechServiceOptions = {
+  logLevel: 'info',
+  extraRoutes: [],
+  limits: defaultLimits,
+  live: liveDefaults,
+  warmUp: true,
+};
+
+export interface SpeechService {
+  app: FastifyInstance;
+  context: ServiceContext;
+  /** Starts listening; resolves with the base URL, e.g. `http://127.0.0.1:8080`. */
+  listen(address: { host?: string; port?: number }): Promise<string>;
+  /** Closes live sessions and the HTTP server. */
+  close(): Promise<void>;
+}
+
+/** Builds the speech service of SERVICE.md: TTS, SSE with timestamps, live WebSocket, ASR and voice design. */
+export async function createSpeechService(options: Partial<SpeechServiceOptions> = {}): Promise<SpeechService> {
+  const settings = { ...defaults, ...options };
+  const accounts = settings.accounts ?? singleKey(settings.apiKey);
+  const context: ServiceContext = {
+    accounts,
+    voices: settings.voices ?? new BuiltinVoices(),
+    engines: { ...defaultEngines(), ...settings.engines },
+    limits: { ...defaultLimits, ...settings.limits },
+  };
+  const app = Fastify({
+    logger: settings.logStream ? { level: settings.logLevel, stream: settings.logStream } : { level: settings.logLevel },
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: context.limits.defaultBodyBytes,
+    genReqId: () => randomUUID(),
+    forceCloseConnections: true,
+  });
+  app.setErrorHandler((error, request, reply) => sendError(error, request, reply));
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send({ status: 404, message: `no route ${request.method} ${request.url.split('?')[0]}` }),
+  );
+  installGate(app, accounts);
+  installMsgpackParser(app, context.limits.msgpack);
+  await app.register(multipart, { limits: { fileSize: context.limits.asrAudioBytes, files: 1, fields: 10, parts: 12 } });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      {
+        method: request.method,
+        url: request.url,
+        status: reply.statusCode,
+        latencyMs: Math.round(reply.elapsedTime * 10) / 10,
+        traceId: request.traceId,
+        userId: request.principal?.userId,
+      },
+      'request',
+    );
+  });
+
+  registerTtsRoutes(app, context);
+  registerAsrRoute(app, context);
+  registerVoiceDesignRoute(app, context);
+  for (const plugin of settings.extraRoutes) await app.register(plugin, { context });
+
+  const live = new LiveEndpoint(app, context, { ...liveDefaults, ...settings.live });
+  await app.ready();
+  if (settings.warmUp) await warmUp(context.engines);
+
+  return {
+    app,
+    context,
+    async listen({ host = '127.0.0.1', port = 8080 }) {
+      await app.listen({ host, port });
+      const address = app.server.address();
+      if (address === null || typeof address === 'string') throw new Error('server did not bind a TCP port');
+      const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+      return `http://${shownHost}:${address.port}`;
+    },
+    async close() {
+      await live.close();
+      await app.close();
+    },
+  };
+}
+
+function singleKey(apiKey: string | undefined): AccountGate {
+  if (!apiKey) throw new RangeError('createSpeechService needs `accounts` or an `apiKey`');
+  return new SingleKeyAccounts(apiKey);
+}
+
+/** Runs one tiny synthesis and encoding so the engine's worker, compiled code and the resampler are ready. */
+async function warmUp(engines: ServiceEngines): Promise<void> {
+  const engine = engines.tts();
+  await (engine as Partial<{ warmUp(): Promise<void> }>).warmUp?.();
+  const result = await engine.synthesize('Ready.', { voice: 'slt' });
+  await encodeAudio(result.samples, result.sampleRate, { format: 'mp3' });
+}

@@ -1,0 +1,46 @@
+import { timingSafeEqual, createHash } from 'node:crypto';
+import type { AccountGate, Principal, Usage } from './accounts.js';
+
+/** One recorded debit (kept in memory; part 2's store persists them). */
+export interface ChargeRecord {
+  principal: Principal;
+  usage: Usage;
+  requestId: string;
+}
+
+function digest(key: string): Buffer {
+  return createHash('sha256').update(key).digest();
+}
+
+/**
+ * The account gate of a single-user server: exactly one accepted bearer key, unlimited credit,
+ * no rate limit. Charges are recorded (once per request id) so usage can still be inspected.
+ */
+export class SingleKeyAccounts implements AccountGate {
+  readonly charges: ChargeRecord[] = [];
+  private readonly keyDigest: Buffer;
+  private readonly charged = new Set<string>();
+  private readonly principal: Principal = { userId: 'dev', keyId: 'dev-key' };
+
+  constructor(apiKey: string) {
+    if (!apiKey) throw new RangeError('SingleKeyAccounts needs a non-empty API key');
+    this.keyDigest = digest(apiKey);
+  }
+
+  async authenticate(bearerKey: string | undefined): Promise<Principal | null> {
+    if (!bearerKey) return null;
+    return timingSafeEqual(digest(bearerKey), this.keyDigest) ? this.principal : null;
+  }
+
+  async ensureCredit(): Promise<void> {}
+
+  async charge(principal: Principal, usage: Usage, requestId: string): Promise<void> {
+    if (this.charged.has(requestId)) return;
+    this.charged.add(requestId);
+    this.charges.push({ principal, usage, requestId });
+  }
+
+  admit(): () => void {
+    return () => {};
+  }
+}

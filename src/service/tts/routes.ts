@@ -1,0 +1,115 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Readable } from 'node:stream';
+import { createEncoder, type StreamingEncoder } from '../../audio/index.js';
+import { ServiceError } from '../accounts.js';
+import type { ServiceContext } from '../context.js';
+import { isMsgpack, msgpackTypes, requireContentType } from '../http/content-type.js';
+import { chargeFor, principalOf } from '../http/gate.js';
+import { startServerSpan, type ServerSpan } from '../http/tracing.js';
+import { chunkAlignment } from './alignment.js';
+import { encodeBytes, encodeChunks, type ChunkSource, type EncodedChunk } from './encoded-stream.js';
+import { modelForHttp } from './models.js';
+import { prepareTts, type TtsPlan } from './prepare.js';
+import { synthesizeChunks, workingSampleRate, type SynthesizedChunk } from './synthesis.js';
+import { planChunks } from './text-plan.js';
+
+const ttsContentTypes = ['application/json', ...msgpackTypes];
+
+/**
+ * Validates, plans and synthesises the first chunk; resolves with the encoded chunks once the first one
+ * exists, so every error up to then is still a proper status. Synthesis stops when the client goes away.
+ */
+async function startSynthesis(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  service: ServiceContext,
+  span: ServerSpan,
+): Promise<{ plan: TtsPlan; source: ChunkSource; encoder: StreamingEncoder; characters: number }> {
+  requireContentType(request, ttsContentTypes);
+  const model = modelForHttp(request.headers.model);
+  const plan = await prepareTts({ body: request.body, msgpack: isMsgpack(request), principal: principalOf(request), model }, service);
+  const { chunks, characters } = planChunks(plan.request.text, plan.chunking, plan.synthesis.voices.length);
+  if (chunks.length === 0) throw new ServiceError(400, 'text has nothing to speak; send some words');
+  span.span.setAttributes({ 'tts.model': model.id, 'tts.format': plan.encoder.format, 'tts.chunks': chunks.length });
+  const controller = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) controller.abort(new Error('client closed the connection'));
+  });
+  const synthesis = synthesizeChunks(service.engines.tts(), chunks, plan.synthesis, { signal: controller.signal, trace: span.context });
+  const encoder = await createEncoder({ ...plan.encoder, inputSampleRate: workingSampleRate });
+  let first: IteratorResult<SynthesizedChunk>;
+  try {
+    first = await synthesis.next();
+  } catch (error) {
+    encoder.end();
+    throw error;
+  }
+  return { plan, source: { first, rest: synthesis, count: chunks.length }, encoder, characters };
+}
+
+/** Bills the request and counts voice model uses once the whole response has been sent; ends the span either way. */
+function settleOnFinish(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  service: ServiceContext,
+  started: { plan: TtsPlan; characters: number },
+  span: ServerSpan,
+): void {
+  const { plan, characters } = started;
+  reply.raw.once('finish', () => {
+    span.end();
+    chargeFor(service.accounts, request, { kind: 'tts', characters })
+      .then(() => Promise.all(plan.referenceIds.map((id) => service.voices.recordUse?.(id))))
+      .catch((error: unknown) => request.log.error({ err: error }, 'billing a finished TTS request failed'));
+  });
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) span.end(new Error('response not completed'));
+  });
+}
+
+async function* timestampEvents(chunks: AsyncGenerator<EncodedChunk>): AsyncGenerator<string> {
+  for await (const encoded of chunks) {
+    const chunkMs = (encoded.chunk.samples.length * 1000) / workingSampleRate;
+    const event = {
+      audio_base64: Buffer.from(encoded.bytes).toString('base64'),
+      content: encoded.chunk.chunk.text,
+      alignment: chunkAlignment(encoded.chunk.words, chunkMs),
+      chunk_seq: encoded.seq,
+      chunk_audio_offset_sec: Math.round(encoded.offsetMs) / 1000,
+    };
+    yield `data: ${JSON.stringify(event)}\n\n`;
+  }
+}
+
+/** POST /v1/tts (chunked audio) and POST /v1/tts/stream/with-timestamp (SSE with word alignment). */
+export function registerTtsRoutes(app: FastifyInstance, service: ServiceContext): void {
+  const routeOptions = { config: { inference: true }, bodyLimit: service.limits.ttsBodyBytes };
+
+  app.post('/v1/tts', routeOptions, async (request, reply) => {
+    const span = startServerSpan('tts', request.traceContext, { 'http.route': '/v1/tts' });
+    request.traceId = span.traceId;
+    try {
+      const started = await startSynthesis(request, reply, service, span);
+      settleOnFinish(request, reply, service, started, span);
+      reply.header('content-type', started.plan.contentType);
+      return reply.send(Readable.from(encodeBytes(started.source, started.encoder), { objectMode: false }));
+    } catch (error) {
+      span.end(error);
+      throw error;
+    }
+  });
+
+  app.post('/v1/tts/stream/with-timestamp', routeOptions, async (request, reply) => {
+    const span = startServerSpan('tts.stream', request.traceContext, { 'http.route': '/v1/tts/stream/with-timestamp' });
+    request.traceId = span.traceId;
+    try {
+      const started = await startSynthesis(request, reply, service, span);
+      settleOnFinish(request, reply, service, started, span);
+      reply.header('content-type', 'text/event-stream; charset=utf-8').header('cache-control', 'no-cache');
+      return reply.send(Readable.from(timestampEvents(encodeChunks(started.source, started.encoder)), { objectMode: false }));
+    } catch (error) {
+      span.end(error);
+      throw error;
+    }
+  });
+}
