@@ -1,0 +1,14 @@
+export { SpeechClient, type LiveTtsOptions } from './client.js';
+export { defaults, type AsrLimits, type CallOptions, type ClientOptions, type LiveOptions } from './defaults.js';
+export * from './errors.js';
+export type * from './types.js';
+export { collect, type AudioStream, type TtsOptions } from './tts.js';
+export { multiSpeakerRequest, type SpeakerTurn } from './speakers.js';
+export { AlignmentTimeline, type TimedWord, type TimestampedChunk } from './timestamps.js';
+export { LiveTtsSession } from './live-session.js';
+export type { LiveEvent, UtteranceResult } from './live-utterance.js';
+export type { TranscribeOptions } from './asr.js';
+export type { FileInput } from './audio-input.js';
+export type { DesignedVoice, VoiceDesignOptions } from './voice-design.js';
+export { VoiceModels, type CreateVoiceModelRequest, type ListVoiceModelsQuery, type UpdateVoiceModelRequest } from './voice-models.js';
+export { Wallet, type ApiCreditQuery } from './wallet.js';
