@@ -41,7 +41,13 @@ export interface TranscriptEvent {
 /** Streaming recognition: 16 kHz frames in, interim and final transcripts out. */
 export interface SpeechToText {
   /** `utterance$` emits the frames of one utterance (VAD-bounded) and completes when the endpoint fires. */
-  transcribe(utterance$: Observable<AudioFrame>): Observable<TranscriptEvent>;
+  transcribe(utterance$: Observable<AudioFrame>, options?: WorkOptions): Observable<TranscriptEvent>;
+}
+
+/** Lets a driver with a virtual clock know when engine work is in flight (`shoal talk --fast`). */
+export interface WorkOptions {
+  /** Wraps each engine call the implementation makes; implementations that ignore it are still correct. */
+  track?<T>(work: Promise<T>): Promise<T>;
 }
 
 export interface SpeechRequest {
@@ -49,6 +55,7 @@ export interface SpeechRequest {
   text$: Observable<string>;
 }
 
+/** A word of a reply, timed from the start of that reply's audio. */
 export interface SpokenWord {
   word: string;
   startMs: number;
@@ -58,6 +65,8 @@ export interface SpokenWord {
 /** Text deltas in, agent audio out; unsubscribe cancels at once. */
 export interface TextToSpeech {
   speak(request: SpeechRequest): Observable<{ frame: AudioFrame; words?: SpokenWord[] }>;
+  /** Hint that a reply is coming soon (the caller started speaking): open connections now, under the active trace context. */
+  prepare?(): void;
 }
 
 export interface ConversationMessage {

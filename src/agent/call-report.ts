@@ -1,0 +1,47 @@
+import { median, type SessionSummary, type TurnMetrics, type TurnReport } from './events.js';
+import type { AgentReply } from './reply.js';
+
+/** Fills a turn's metrics from its reply; the framework's share is voice-to-voice minus the stages it waited for. */
+export function completeTurnMetrics(report: TurnReport, reply: AgentReply, agentText: string, finalWall?: number): void {
+  report.agent_text = agentText;
+  const m: TurnMetrics = report.metrics;
+  m.dialogueFirstTokenMs = reply.dialogueFirstTokenMs;
+  m.ttsFirstAudioMs = reply.ttsFirstAudioMs;
+  if (m.voiceToVoiceMs === undefined) return;
+  const heard = (m.endpointingMs ?? 0) + (m.endOfSpeechToFinalMs ?? 0);
+  if (!m.preemptive) {
+    m.frameworkOverheadMs = Math.max(0, m.voiceToVoiceMs - heard - (m.dialogueFirstTokenMs ?? 0) - (m.ttsFirstAudioMs ?? 0));
+  } else if (finalWall !== undefined && reply.firstAudioWall !== undefined) {
+    // A preemptive reply ran dialogue and synthesis before the final; only what was still awaited after it counts.
+    m.frameworkOverheadMs = Math.max(0, m.voiceToVoiceMs - heard - Math.max(0, reply.firstAudioWall - finalWall));
+  }
+}
+
+export interface CallTotals {
+  reason: string;
+  durationMs: number;
+  reports: TurnReport[];
+  interruptions: number;
+  errors: number;
+  traceId: string;
+}
+
+/** The session summary given at hangup, with medians over the turns that have each figure. */
+export function summarizeCall(totals: CallTotals): SessionSummary {
+  const pick = (key: keyof TurnMetrics) =>
+    median(totals.reports.map((r) => r.metrics[key]).filter((v): v is number => typeof v === 'number'));
+  return {
+    reason: totals.reason,
+    durationMs: totals.durationMs,
+    turns: totals.reports,
+    interruptions: totals.interruptions,
+    errors: totals.errors,
+    traceId: totals.traceId,
+    p50: {
+      voiceToVoiceMs: pick('voiceToVoiceMs'),
+      endOfSpeechToFinalMs: pick('endOfSpeechToFinalMs'),
+      dialogueFirstTokenMs: pick('dialogueFirstTokenMs'),
+      ttsFirstAudioMs: pick('ttsFirstAudioMs'),
+    },
+  };
+}

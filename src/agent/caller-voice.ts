@@ -1,0 +1,36 @@
+import { filter, map, share, takeWhile, type Observable } from 'rxjs';
+import type { AudioFrame } from '../audio/index.js';
+import type { VoiceActivityDetector } from '../engines/index.js';
+import type { Clock } from '../pipeline/clock.js';
+import { reframe } from '../pipeline/reframe.js';
+import { resampleTo } from '../pipeline/resample.js';
+import { segmentUtterances, type UtteranceOptions, type VoiceEvent } from '../pipeline/utterances.js';
+import { scoreSpeech } from '../pipeline/vad.js';
+import type { WorkTracker } from '../pipeline/work.js';
+
+/** Caller audio of any rate → 16 kHz → VAD frames → speech probability → utterances (shared by all listeners). */
+export function callerVoice(
+  audio$: Observable<AudioFrame>,
+  vad: VoiceActivityDetector,
+  clock: Clock,
+  tracker: WorkTracker,
+  options: Partial<UtteranceOptions>,
+): Observable<VoiceEvent> {
+  return audio$.pipe(
+    resampleTo(16000),
+    reframe(vad.frameSamples),
+    scoreSpeech(vad, clock, tracker),
+    segmentUtterances(options),
+    share(),
+  );
+}
+
+/** The audio of one utterance, completing at its endpoint. Subscribe at its `speech-start`. */
+export function utteranceAudio(voice$: Observable<VoiceEvent>, utterance: number): Observable<AudioFrame> {
+  return voice$.pipe(
+    filter((e) => e.utterance === utterance),
+    takeWhile((e) => e.type !== 'speech-end'),
+    filter((e): e is Extract<VoiceEvent, { type: 'speech-audio' }> => e.type === 'speech-audio'),
+    map((e) => e.frame),
+  );
+}

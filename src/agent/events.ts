@@ -1,0 +1,70 @@
+/** Timings of one turn, all in ms; a figure is absent when its stage did not run (e.g. a greeting has no ASR). */
+export interface TurnMetrics {
+  /** Endpoint fired → final transcript. */
+  endOfSpeechToFinalMs?: number;
+  /** Dialogue asked → first text delta. */
+  dialogueFirstTokenMs?: number;
+  /** First text piece sent to speech → first audio back. */
+  ttsFirstAudioMs?: number;
+  /** Last caller voice sample → first agent sample handed to the transport. */
+  voiceToVoiceMs?: number;
+  /** Silence waited for the endpoint (part of voice-to-voice). */
+  endpointingMs?: number;
+  /** Voice-to-voice minus endpointing, ASR, dialogue and TTS time: what the framework itself added. */
+  frameworkOverheadMs?: number;
+  /** The dialogue was started on a stable interim transcript before the endpoint. */
+  preemptive?: boolean;
+  interrupted: boolean;
+}
+
+/** One finished turn as reported to applications and by `shoal talk --json`. */
+export interface TurnReport {
+  turn: number;
+  user_text: string;
+  agent_text: string;
+  interrupted: boolean;
+  metrics: TurnMetrics;
+}
+
+export interface SessionSummary {
+  reason: string;
+  durationMs: number;
+  turns: TurnReport[];
+  interruptions: number;
+  errors: number;
+  traceId: string;
+  /** Medians over the turns that have the figure. */
+  p50: { voiceToVoiceMs?: number; endOfSpeechToFinalMs?: number; dialogueFirstTokenMs?: number; ttsFirstAudioMs?: number };
+}
+
+export type Stage = 'asr' | 'dialogue' | 'tts' | 'transport' | 'vad';
+
+export type AgentEvent =
+  | { type: 'user-started-speaking'; atMs: number }
+  | { type: 'user-stopped-speaking'; atMs: number }
+  | { type: 'transcript'; text: string; final: boolean }
+  | { type: 'agent-started-speaking'; turn: number; atMs: number }
+  | { type: 'agent-stopped-speaking'; turn: number; interrupted: boolean }
+  /** Caller sound while the agent spoke: playout paused until it is known to be words. */
+  | { type: 'agent-paused'; turn: number }
+  /** A false interruption (noise, backchannel): playout goes on where it stopped. */
+  | { type: 'agent-resumed'; turn: number }
+  | { type: 'interrupted'; turn: number; playedText: string }
+  | { type: 'turn-metrics'; report: TurnReport }
+  | { type: 'tool-call'; name: string; arguments: Record<string, unknown>; result?: unknown }
+  | { type: 'hangup'; reason: string; summary: SessionSummary }
+  | { type: 'error'; stage: Stage; message: string };
+
+export function median(values: number[]): number | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+export function percentile(values: number[], p: number): number | undefined {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index];
+}

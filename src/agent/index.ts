@@ -1,0 +1,28 @@
+/**
+ * The agent: caller audio in, agent audio out, turn after turn.
+ *
+ *   const stack = await createEmbeddedAgentStack({ mode: 'low-latency' });
+ *   const session = stack.agentFor(createAgent('receptionist')).handle(transport);
+ *   session.events$.subscribe((event) => ...);   // speaking, transcripts, interruptions, turn metrics
+ *   const summary = await session.summary;        // at hangup
+ *
+ * Or assemble one yourself: `new VoiceAgent({ dialogue, stt, tts, vad, mode })`. Mode defaults are in
+ * `modeDefaults`, the rest in `agentDefaults`.
+ */
+export * from './contracts.js';
+export { VoiceAgent } from './voice-agent.js';
+export { CallSession } from './session.js';
+export { defaults as agentDefaults, type VoiceAgentOptions, type InterruptionOptions } from './options.js';
+export { defaults as modeDefaults, modeSettings, type AgentMode, type ModeSettings } from './modes.js';
+export type { AgentEvent, SessionSummary, TurnMetrics, TurnReport, Stage } from './events.js';
+export { median, percentile } from './events.js';
+export { TurnStageError } from './errors.js';
+export { isBackchannel, substantiveWords, playedText } from './interruption.js';
+export { traceparentOf, callParentContext } from './tracing.js';
+export { StreamingEngineSpeechToText, defaults as streamingSttDefaults } from './stt/streaming-engine-stt.js';
+export { SegmentServiceSpeechToText, defaults as segmentSttDefaults, type TranscribeWav } from './stt/segment-service-stt.js';
+export { ChunkedTextToSpeech, defaults as chunkedTtsDefaults, type SynthesizeChunk } from './tts/chunked-tts.js';
+export { FallbackTextToSpeech } from './tts/fallback-tts.js';
+export { LiveTextToSpeech, defaults as liveTtsDefaults, type LiveTtsOptions } from './tts/live-tts.js';
+export { createLocalAgentStack, localDefaults, type AgentStack, type LocalStackOptions } from './stack/local-stack.js';
+export { createEmbeddedAgentStack, embeddedDefaults, type EmbeddedAgentStack, type EmbeddedStackOptions } from './stack/embedded-stack.js';

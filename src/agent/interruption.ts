@@ -1,0 +1,36 @@
+import type { InterruptionOptions } from './options.js';
+
+const normalise = (text: string) => text.toLowerCase().replace(/[^a-z' -]/g, ' ').replace(/\s+/g, ' ').trim();
+
+/** Words of `text` that are not backchannels (multi-word backchannels like "i see" are removed first). */
+export function substantiveWords(text: string, options: Pick<InterruptionOptions, 'backchannels'>): string[] {
+  let rest = ` ${normalise(text)} `;
+  const phrases = [...options.backchannels].map(normalise).sort((a, b) => b.length - a.length);
+  for (const phrase of phrases) {
+    if (phrase) rest = rest.split(` ${phrase} `).join(' ');
+  }
+  return rest.split(' ').filter((word) => word && !phrases.includes(word));
+}
+
+/** True when `text` has words and all of them are backchannels. */
+export function isBackchannel(text: string, options: Pick<InterruptionOptions, 'backchannels'>): boolean {
+  return normalise(text) !== '' && substantiveWords(text, options).length === 0;
+}
+
+/** The part of a reply the caller heard: by word timings when known, else by the share of audio played. */
+export function playedText(
+  text: string,
+  playedMs: number,
+  totalMs: number,
+  words: readonly { startMs: number }[],
+): string {
+  const tokens = text.split(/\s+/).filter(Boolean);
+  if (playedMs >= totalMs) return text.trim();
+  let count: number;
+  if (words.length > 0) {
+    count = words.filter((w) => w.startMs < playedMs).length;
+  } else {
+    count = totalMs > 0 ? Math.floor((tokens.length * playedMs) / totalMs) : 0;
+  }
+  return tokens.slice(0, Math.min(count, tokens.length)).join(' ');
+}

@@ -1,0 +1,114 @@
+import type { SpeechClient } from '../../client/index.js';
+import type { EmbeddedService } from '../../service/index.js';
+import type { SpeechToText, TextToSpeech } from '../contracts.js';
+import { modeSettings, type AgentMode, type ModeSettings } from '../modes.js';
+import { SegmentServiceSpeechToText } from '../stt/segment-service-stt.js';
+import { StreamingEngineSpeechToText } from '../stt/streaming-engine-stt.js';
+import { ChunkedTextToSpeech } from '../tts/chunked-tts.js';
+import { FallbackTextToSpeech } from '../tts/fallback-tts.js';
+import { LiveTextToSpeech } from '../tts/live-tts.js';
+import { VoiceAgent } from '../voice-agent.js';
+import { streamingAsrArguments } from './asr-arguments.js';
+import type { AgentStack } from './local-stack.js';
+
+export interface EmbeddedStackOptions {
+  /** The default mode of agents made by `agentFor`; each call may pick the other one. */
+  mode: AgentMode;
+  modeSettings?: Partial<ModeSettings>;
+  /** `engine`: pocketsphinx streaming in-process (true streaming); `service`: `/v1/asr` per VAD segment. */
+  stt: 'engine' | 'service';
+  /** Voice model id for synthesis; the service's default voice when absent. */
+  referenceId?: string;
+  /** Use this running service instead of starting one (e.g. a hosted account). */
+  service?: { url: string; apiKey: string };
+  /** Audio idle gap that ends a live utterance (the protocol has no end-of-flush event), ms. */
+  liveUtteranceIdleMs: number;
+}
+
+export const embeddedDefaults: EmbeddedStackOptions = { mode: 'balanced', stt: 'engine', liveUtteranceIdleMs: 120 };
+
+export interface EmbeddedAgentStack extends AgentStack {
+  client: SpeechClient;
+  /** The service the agents talk to. */
+  serviceUrl: string;
+  /** Replies that fell back from the live socket to HTTP `/v1/tts`. */
+  readonly ttsFallbacks: number;
+}
+
+/**
+ * The whole stack in one process: the self-hosted speech service on a loopback port, the client, live TTS
+ * (falling back to HTTP `/v1/tts` per piece), pocketsphinx streaming ASR (or `/v1/asr` per segment) and
+ * Silero VAD. What `shoal talk`, `shoal agent` and the browser demo run on. Engines load here, before the
+ * first call, so the first turn is as fast as the others.
+ */
+export async function createEmbeddedAgentStack(options: Partial<EmbeddedStackOptions> = {}): Promise<EmbeddedAgentStack> {
+  const o = { ...embeddedDefaults, ...options };
+  // Loaded here rather than at the top so importing the agent does not load the service and its engines.
+  const [{ parseWav }, { SpeechClient }, { PocketSphinxEngine, SileroVad }, { startEmbeddedService }] = await Promise.all([
+    import('../../audio/index.js'),
+    import('../../client/index.js'),
+    import('../../engines/index.js'),
+    import('../../service/index.js'),
+  ]);
+  let embedded: EmbeddedService | undefined;
+  const service = o.service ?? (embedded = await startEmbeddedService({ logLevel: 'warn' }));
+  const client = new SpeechClient({ baseUrl: service.url, apiKey: service.apiKey, live: { utteranceIdleMs: o.liveUtteranceIdleMs } });
+  const asr = o.stt === 'engine' ? new PocketSphinxEngine({ extraArguments: streamingAsrArguments }) : undefined;
+  let fallbacks = 0;
+  const lives: LiveTextToSpeech[] = [];
+  const perMode = new Map<AgentMode, { stt: SpeechToText; tts: TextToSpeech }>();
+  const enginesFor = (mode: AgentMode) => {
+    const known = perMode.get(mode);
+    if (known) return known;
+    const settings = modeSettings(mode, o.modeSettings);
+    const interimEveryMs = settings.interimTranscripts ? settings.interimEveryMs : 0;
+    const stt = asr
+      ? new StreamingEngineSpeechToText(asr, { interimEveryMs })
+      : new SegmentServiceSpeechToText(
+          async (wav, signal, traceparent) => {
+            const result = await client.transcribe(wav, { signal, traceparent, language: 'en' });
+            return { text: result.text, words: [] };
+          },
+          { interimEveryMs: settings.interimTranscripts ? Math.max(300, interimEveryMs) : 0 },
+        );
+    const live = new LiveTextToSpeech(client, { latency: settings.ttsLatency, referenceId: o.referenceId });
+    lives.push(live);
+    const http = new ChunkedTextToSpeech(async (text, signal, traceparent) => {
+      const wav = await client
+        .tts({ text, format: 'wav', sample_rate: 16000, latency: settings.ttsLatency, reference_id: o.referenceId ?? null }, { signal, traceparent })
+        .collect();
+      const parsed = parseWav(wav);
+      return { samples: parsed.samples, sampleRate: parsed.sampleRate, words: [] };
+    });
+    const engines = { stt, tts: new FallbackTextToSpeech(live, http, () => fallbacks++) };
+    perMode.set(mode, engines);
+    return engines;
+  };
+  try {
+    await Promise.all([
+      asr?.preload(),
+      new SileroVad().ready(),
+      client.tts({ text: 'Ready.', format: 'wav', sample_rate: 16000 }).collect(),
+    ]);
+  } catch (error) {
+    await asr?.shutdown();
+    await embedded?.close();
+    throw error;
+  }
+  return {
+    client,
+    serviceUrl: service.url,
+    get ttsFallbacks() {
+      return fallbacks;
+    },
+    agentFor: (dialogue, overrides = {}) => {
+      const mode = overrides.mode ?? o.mode;
+      return new VoiceAgent({ dialogue, ...enginesFor(mode), vad: () => new SileroVad(), mode, modeSettings: o.modeSettings, ...overrides });
+    },
+    close: async () => {
+      for (const live of lives) live.close();
+      await asr?.shutdown();
+      await embedded?.close();
+    },
+  };
+}

@@ -1,0 +1,104 @@
+import { Observable } from 'rxjs';
+import type { AudioFrame } from '../../audio/index.js';
+import { encodeWav } from '../../audio/index.js';
+import type { WordTiming } from '../../engines/index.js';
+import type { SpeechToText, TranscriptEvent, WorkOptions } from '../contracts.js';
+import { traceparentOf } from '../tracing.js';
+
+/** Sends one WAV to a recognition service (e.g. the client's `/v1/asr` call) and returns its text. */
+export type TranscribeWav = (
+  wav: Uint8Array,
+  signal: AbortSignal,
+  traceparent: string | undefined,
+) => Promise<{ text: string; words: WordTiming[] }>;
+
+export interface SegmentServiceSttOptions {
+  /** Re-transcribe the growing utterance every this many ms of audio for interims (low-latency); 0 for none. */
+  interimEveryMs: number;
+  /** The service needs at least this much audio per request (`/v1/asr`: 1 s); shorter audio is padded with silence. */
+  minAudioMs: number;
+}
+
+export const defaults: SegmentServiceSttOptions = { interimEveryMs: 0, minAudioMs: 1000 };
+
+/**
+ * Recognition on a whole-utterance service, driven by VAD segments: the utterance is sent when the endpoint
+ * fires; optionally the growing utterance is re-sent for interim transcripts (one request in flight at a time).
+ */
+export class SegmentServiceSpeechToText implements SpeechToText {
+  private readonly options: SegmentServiceSttOptions;
+
+  constructor(
+    private readonly transcribeWav: TranscribeWav,
+    options: Partial<SegmentServiceSttOptions> = {},
+  ) {
+    this.options = { ...defaults, ...options };
+  }
+
+  transcribe(utterance$: Observable<AudioFrame>, work: WorkOptions = {}): Observable<TranscriptEvent> {
+    const track = <T>(promise: Promise<T>) => (work.track ? work.track(promise) : promise);
+    return new Observable<TranscriptEvent>((subscriber) => {
+      // Requests are made later (at the endpoint) outside this context, so the trace is captured now.
+      const traceparent = traceparentOf();
+      const abort = new AbortController();
+      const frames: Int16Array[] = [];
+      let samples = 0;
+      let sinceInterimMs = 0;
+      let interimInFlight = false;
+      let finalSent = false;
+      const wav = () => {
+        const minSamples = Math.ceil((this.options.minAudioMs * 16000) / 1000);
+        const joined = new Int16Array(Math.max(samples, minSamples));
+        let offset = 0;
+        for (const part of frames) {
+          joined.set(part, offset);
+          offset += part.length;
+        }
+        // Padding is faint noise, not digital zeros: recognisers normalise by the audio's mean spectrum,
+        // which exact silence would drag far from any real recording.
+        let seed = 12345;
+        for (let i = offset; i < joined.length; i++) {
+          seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+          joined[i] = (seed % 17) - 8;
+        }
+        return encodeWav(joined, 16000);
+      };
+      const subscription = utterance$.subscribe({
+        next: (frame) => {
+          if (frame.sampleRate !== 16000) {
+            subscriber.error(new RangeError(`speech recognition takes 16000 Hz audio, got ${frame.sampleRate} Hz`));
+            return;
+          }
+          frames.push(frame.samples);
+          samples += frame.samples.length;
+          sinceInterimMs += (frame.samples.length * 1000) / 16000;
+          if (this.options.interimEveryMs <= 0 || sinceInterimMs < this.options.interimEveryMs || interimInFlight) return;
+          sinceInterimMs = 0;
+          interimInFlight = true;
+          track(this.transcribeWav(wav(), abort.signal, traceparent))
+            .then((result) => {
+              if (!finalSent && result.text) subscriber.next({ text: result.text, words: result.words, final: false });
+            })
+            // An interim is only a preview: its failure is not the utterance's; the final request reports errors.
+            .catch(() => undefined)
+            .finally(() => (interimInFlight = false));
+        },
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => {
+          finalSent = true;
+          track(this.transcribeWav(wav(), abort.signal, traceparent)).then(
+            (result) => {
+              subscriber.next({ text: result.text, words: result.words, final: true });
+              subscriber.complete();
+            },
+            (error: unknown) => subscriber.error(error),
+          );
+        },
+      });
+      return () => {
+        subscription.unsubscribe();
+        abort.abort();
+      };
+    });
+  }
+}

@@ -1,0 +1,25 @@
+import type { Transport } from './contracts.js';
+import type { VoiceAgentOptions } from './options.js';
+import { resolveAgentOptions, type ResolvedAgentOptions } from './resolve-options.js';
+import { CallSession } from './session.js';
+import { ensureContextManager } from './tracing.js';
+
+/**
+ * The public entry point: a dialogue plus speech engines and a turn-taking mode. `handle(transport)` runs one
+ * call and returns its session (events, history, the summary promised at hangup). One agent serves many calls.
+ */
+export class VoiceAgent {
+  readonly options: ResolvedAgentOptions;
+
+  constructor(options: VoiceAgentOptions) {
+    ensureContextManager();
+    this.options = resolveAgentOptions(options);
+  }
+
+  /** Starts a call on `transport`. The session begins on the next microtask, so subscribe to `events$` first. */
+  handle(transport: Transport, overrides: Partial<Pick<VoiceAgentOptions, 'clock'>> = {}): CallSession {
+    const session = new CallSession({ ...this.options, ...overrides } as ResolvedAgentOptions, transport);
+    queueMicrotask(() => session.start());
+    return session;
+  }
+}

@@ -1,0 +1,43 @@
+import { Observable, type OperatorFunction } from 'rxjs';
+import type { AudioFrame } from '../audio/index.js';
+
+/**
+ * Re-cuts a stream of frames into frames of exactly `samples` samples (e.g. the VAD's 512 at 16 kHz).
+ * Holds at most one partial frame; a trailing partial frame is zero-padded on completion.
+ */
+export function reframe(samples: number): OperatorFunction<AudioFrame, AudioFrame> {
+  return (source) =>
+    new Observable<AudioFrame>((subscriber) => {
+      const buffer = new Int16Array(samples);
+      let filled = 0;
+      let startMs = 0;
+      let sampleRate = 0;
+      const emit = () => {
+        subscriber.next({ samples: buffer.slice(), sampleRate, timestampMs: startMs });
+        filled = 0;
+      };
+      return source.subscribe({
+        next: (frame) => {
+          if (sampleRate && frame.sampleRate !== sampleRate && filled > 0) emit();
+          sampleRate = frame.sampleRate;
+          let offset = 0;
+          while (offset < frame.samples.length) {
+            if (filled === 0) startMs = frame.timestampMs + (offset * 1000) / sampleRate;
+            const take = Math.min(samples - filled, frame.samples.length - offset);
+            buffer.set(frame.samples.subarray(offset, offset + take), filled);
+            filled += take;
+            offset += take;
+            if (filled === samples) emit();
+          }
+        },
+        error: (error: unknown) => subscriber.error(error),
+        complete: () => {
+          if (filled > 0) {
+            buffer.fill(0, filled);
+            emit();
+          }
+          subscriber.complete();
+        },
+      });
+    });
+}

@@ -1,0 +1,47 @@
+import { Observable, type OperatorFunction } from 'rxjs';
+import type { AudioFrame } from '../audio/index.js';
+import { Resampler } from '../audio/index.js';
+
+/**
+ * Converts frames of any (possibly changing) sample rate to `rate`. Frames already at `rate` pass through
+ * untouched; the resampler is created lazily per input rate and destroyed on unsubscribe.
+ */
+export function resampleTo(rate: number): OperatorFunction<AudioFrame, AudioFrame> {
+  return (source) =>
+    new Observable<AudioFrame>((subscriber) => {
+      let resampler: Resampler | undefined;
+      let pending: Promise<void> = Promise.resolve();
+      let closed = false;
+      const subscription = source.subscribe({
+        next: (frame) => {
+          if (frame.sampleRate === rate && !resampler) {
+            subscriber.next(frame);
+            return;
+          }
+          // Resampler creation is async (WASM load) once; frames keep their order through one promise chain.
+          pending = pending.then(async () => {
+            if (closed) return;
+            if (!resampler || resampler.inputRate !== frame.sampleRate) {
+              resampler?.destroy();
+              resampler = frame.sampleRate === rate ? undefined : await Resampler.create(frame.sampleRate, rate);
+            }
+            if (closed) return;
+            subscriber.next(resampler ? resampler.processFrame(frame) : frame);
+          });
+          pending.catch((error: unknown) => subscriber.error(error));
+        },
+        error: (error: unknown) => {
+          const fail = () => subscriber.error(error);
+          void pending.then(fail, fail);
+        },
+        complete: () => {
+          void pending.then(() => subscriber.complete(), () => undefined);
+        },
+      });
+      return () => {
+        closed = true;
+        subscription.unsubscribe();
+        void pending.catch(() => undefined).finally(() => resampler?.destroy());
+      };
+    });
+}

@@ -1,0 +1,87 @@
+import { readFile, rename, writeFile } from 'node:fs/promises';
+import { encodeWav } from '../../audio/index.js';
+import type { Dialogue, TurnReport } from '../../agent/index.js';
+import { createEmbeddedAgentStack } from '../../agent/index.js';
+import { decodeCall, runFileCall } from './run-call.js';
+
+/** The options of `shoal talk`, as parsed by src/cli/commands/talk.ts. */
+export interface TalkOptions {
+  in: string;
+  out?: string;
+  agent: string;
+  script?: string;
+  mode: 'low-latency' | 'balanced';
+  json?: boolean;
+  fast?: boolean;
+}
+
+/** A talk input that cannot be used (missing file, unknown agent...). */
+export class TalkInputError extends Error {
+  override readonly name = 'TalkInputError';
+}
+
+async function loadDialogue(options: TalkOptions): Promise<Dialogue> {
+  if (options.script) {
+    const { loadScriptedDialogue } = await import('../../../plugins/index.js');
+    return loadScriptedDialogue(options.script);
+  }
+  const { createAgent } = await import('../../../agents/index.js');
+  return createAgent(options.agent);
+}
+
+function formatTurn(report: TurnReport): string {
+  const m = report.metrics;
+  const figures = [
+    m.voiceToVoiceMs !== undefined ? `voice-to-voice ${Math.round(m.voiceToVoiceMs)} ms` : undefined,
+    m.endOfSpeechToFinalMs !== undefined ? `asr ${Math.round(m.endOfSpeechToFinalMs)} ms` : undefined,
+    m.dialogueFirstTokenMs !== undefined ? `dialogue ${Math.round(m.dialogueFirstTokenMs)} ms` : undefined,
+    m.ttsFirstAudioMs !== undefined ? `tts ${Math.round(m.ttsFirstAudioMs)} ms` : undefined,
+    report.interrupted ? 'interrupted' : undefined,
+  ].filter(Boolean);
+  const caller = report.user_text ? `caller: ${report.user_text}\n` : '';
+  return `turn ${report.turn}\n${caller}agent:  ${report.agent_text}\n        (${figures.join(', ') || 'no timings'})\n`;
+}
+
+/** `shoal talk`: plays a recorded caller into an agent on the embedded stack and reports each turn. */
+export async function runTalk(options: TalkOptions): Promise<void> {
+  let bytes: Uint8Array;
+  try {
+    bytes = await readFile(options.in);
+  } catch (error) {
+    throw new TalkInputError(`cannot read --in ${options.in}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+  const caller = await decodeCall(bytes);
+  const dialogue = await loadDialogue(options);
+  // Streaming pocketsphinx mishears 8 kHz telephone audio; whole-utterance recognition on the service copes.
+  const stack = await createEmbeddedAgentStack({ mode: options.mode, stt: caller.sampleRate < 16000 ? 'service' : 'engine' });
+  try {
+    const agent = stack.agentFor(dialogue);
+    const result = await runFileCall(agent, caller, {
+      fast: options.fast ?? false,
+      onTurn: (report) => {
+        process.stdout.write(options.json ? `${JSON.stringify(report)}\n` : formatTurn(report));
+      },
+      onEvent: (event) => {
+        if (event.type === 'error') process.stderr.write(`shoal talk: ${event.stage}: ${event.message}\n`);
+      },
+    });
+    if (options.out) {
+      const track = await result.transport.agentTrack(caller.sampleRate);
+      // Written beside the target first, so a failure leaves no half-written file.
+      const partial = `${options.out}.partial`;
+      await writeFile(partial, encodeWav(track, caller.sampleRate));
+      await rename(partial, options.out);
+    }
+    if (!options.json) {
+      const s = result.summary;
+      const v2v = s.p50.voiceToVoiceMs;
+      process.stdout.write(
+        `call ended (${s.reason}) after ${(s.durationMs / 1000).toFixed(1)} s: ${s.turns.length} turns, ${s.interruptions} interruptions, ${s.errors} errors` +
+          (v2v !== undefined ? `, voice-to-voice p50 ${Math.round(v2v)} ms` : '') +
+          `, trace ${s.traceId}\n`,
+      );
+    }
+  } finally {
+    await stack.close();
+  }
+}

@@ -1,0 +1,6 @@
+/** Transports: where a call's audio comes from and goes to. */
+export * from './browser/index.js';
+export * from './telephony/index.js';
+export * from './file/index.js';
+export { CallRejectedError, callTraceparent, isCallMode, type CallMode, type CallRequest, type CallSession, type StartCall } from './call-session.js';
+export { PlayoutRateConverter } from './playout-rate.js';

@@ -1,0 +1,56 @@
+import { trace } from '@opentelemetry/api';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAgent } from '../agents/index.js';
+import { createEmbeddedAgentStack, type EmbeddedAgentStack } from '../src/agent/index.js';
+import { decodeCall, runFileCall } from '../src/transports/file/run-call.js';
+
+const exporter = new InMemorySpanExporter();
+const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+
+describe('one trace per call', () => {
+  let stack: EmbeddedAgentStack;
+  beforeAll(async () => {
+    trace.setGlobalTracerProvider(provider);
+    stack = await createEmbeddedAgentStack({ mode: 'low-latency' });
+  }, 120_000);
+  afterAll(async () => {
+    await stack?.close();
+    await provider.shutdown();
+    trace.disable();
+  });
+
+  it('every span of a call, the speech service\'s included, shares the trace id the transport carried', async () => {
+    exporter.reset();
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const caller = await decodeCall(readFileSync(new URL('./fixtures/calls/support-16k.wav', import.meta.url)));
+    const { summary } = await runFileCall(stack.agentFor(createAgent('support')), caller, {
+      fast: true,
+      transport: { traceContext: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` } },
+    });
+    // Service spans end when their socket closes; give the last ones a moment.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(summary.traceId).toBe(traceId);
+    const spans = exporter.getFinishedSpans();
+    const names = new Set(spans.map((s) => s.name));
+    for (const name of ['call', 'turn', 'asr', 'dialogue', 'tts']) expect(names).toContain(name);
+    expect(spans.filter((s) => s.name === 'call')).toHaveLength(1);
+    const foreign = spans.filter((s) => s.spanContext().traceId !== traceId);
+    expect(foreign.map((s) => s.name)).toEqual([]);
+    const service = spans.filter((s) => s.instrumentationScope.name === 'shoal.service');
+    expect(service.map((s) => s.name)).toContain('tts.live');
+    // The hierarchy: turn under call, asr/dialogue/tts under a turn.
+    const call = spans.find((s) => s.name === 'call')!;
+    const turns = spans.filter((s) => s.name === 'turn');
+    for (const turn of turns) expect(turn.parentSpanContext?.spanId).toBe(call.spanContext().spanId);
+    const turnIds = new Set(turns.map((t) => t.spanContext().spanId));
+    for (const child of spans.filter((s) => ['asr', 'dialogue', 'tts'].includes(s.name))) {
+      expect(turnIds.has(child.parentSpanContext!.spanId)).toBe(true);
+    }
+    // Turn metrics are span attributes.
+    const measured = turns.find((t) => typeof t.attributes['shoal.voiceToVoiceMs'] === 'number');
+    expect(measured).toBeDefined();
+    expect(call.attributes['shoal.turns']).toBe(summary.turns.length);
+  }, 180_000);
+});

@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { VoiceAgent, type AgentEvent } from '../src/agent/index.js';
+import { VirtualClock } from '../src/pipeline/index.js';
+import { FileTransport } from '../src/transports/file/file-transport.js';
+import { AmplitudeStt, callerTrack, EnergyVad, FixedDialogue, ToneTts } from './agent-doubles.js';
+
+async function call(options: Partial<ConstructorParameters<typeof VoiceAgent>[0]> = {}, segments = [
+  { atMs: 500, ms: 600, amplitude: 5000 },
+  { atMs: 4000, ms: 700, amplitude: 8000 },
+], totalMs = 8000, transportOptions: { minTailMs?: number } = {}) {
+  const clock = new VirtualClock();
+  const agent = new VoiceAgent({
+    dialogue: new FixedDialogue((input) => `you said ${input.userText}.`, 'Hi there.'),
+    stt: new AmplitudeStt(),
+    tts: new ToneTts(),
+    vad: () => new EnergyVad(),
+    mode: 'balanced',
+    clock,
+    ...options,
+  });
+  const transport = new FileTransport(callerTrack(totalMs, segments), clock, { maxTailMs: 60_000, ...transportOptions });
+  const session = agent.handle(transport);
+  transport.settle = () => session.settled();
+  const events: AgentEvent[] = [];
+  session.events$.subscribe((event) => events.push(event));
+  const summary = await session.summary;
+  return { events, summary, track: await transport.agentTrack(16000), session };
+}
+
+describe('a call on a virtual clock', () => {
+  it('is deterministic: same turns, same events, same agent audio sample for sample', async () => {
+    const first = await call();
+    const second = await call();
+    const strip = (events: AgentEvent[]) => events.filter((e) => e.type !== 'turn-metrics' && e.type !== 'hangup');
+    expect(strip(second.events)).toEqual(strip(first.events));
+    expect(second.track).toEqual(first.track);
+    expect(first.summary.turns.map((t) => [t.turn, t.user_text, t.agent_text])).toEqual([
+      [0, '', 'Hi there.'],
+      [1, 'hello there', 'you said hello there.'],
+      [2, 'please stop talking', 'you said please stop talking.'],
+    ]);
+  });
+
+  it('places the reply on the call timeline one endpoint after the caller stops (engines take no virtual time)', async () => {
+    const { events } = await call({ greet: false });
+    const started = events.find((e) => e.type === 'agent-started-speaking');
+    const stopped = events.find((e) => e.type === 'user-stopped-speaking');
+    expect(stopped && started).toBeTruthy();
+    // Caller speech ends at 1100 ms; the balanced endpoint is 500 ms of silence, counted in 32 ms VAD frames.
+    expect((started as { atMs: number }).atMs).toBeGreaterThanOrEqual(1600);
+    expect((started as { atMs: number }).atMs).toBeLessThanOrEqual(1100 + 500 + 64);
+  });
+
+  it('reprompts a silent caller and hangs up after the last reprompt', async () => {
+    const { summary, events } = await call({ greet: true, userSilenceTimeoutMs: 3000, maxReprompts: 2 }, [], 1000, { minTailMs: 30_000 });
+    const spoken = summary.turns.map((t) => t.agent_text);
+    expect(spoken).toEqual(['Hi there.', 'Are you still there?', 'Are you still there?', 'Thank you for calling. Goodbye.']);
+    expect(events.at(-1)?.type).toBe('hangup');
+    expect(summary.reason).toBe('agent ended the call');
+  });
+
+  it('ends the call at the maximum call length with the goodbye line', async () => {
+    const { summary } = await call({ greet: false, maxCallMs: 2500, userSilenceTimeoutMs: 60_000 }, [{ atMs: 500, ms: 600, amplitude: 5000 }], 6000);
+    expect(summary.turns.at(-1)?.agent_text).toBe('Thank you for calling. Goodbye.');
+    expect(summary.durationMs).toBeLessThan(6000);
+  });
+
+  it('a failing dialogue in one turn speaks the fallback line and the call goes on', async () => {
+    let calls = 0;
+    const dialogue = new FixedDialogue((input) => {
+      calls++;
+      if (calls === 1) throw new Error('dialogue backend down');
+      return `you said ${input.userText}.`;
+    });
+    const { summary, events } = await call({ dialogue, greet: false });
+    expect(events.some((e) => e.type === 'error' && e.stage === 'dialogue')).toBe(true);
+    // The fallback line answers the failed turn (the caller may cut it short); the next turn works again.
+    expect(summary.turns[0]!.user_text).toBe('hello there');
+    expect("Sorry, I didn't catch that. Could you say it again?".startsWith(summary.turns[0]!.agent_text)).toBe(true);
+    expect(summary.turns[0]!.agent_text.length).toBeGreaterThan(10);
+    expect(summary.turns[1]).toMatchObject({ turn: 2, user_text: 'please stop talking', agent_text: 'you said please stop talking.' });
+    expect(summary.errors).toBe(1);
+  });
+});

@@ -1,0 +1,136 @@
+import { from, lastValueFrom, NEVER, Subject, toArray } from 'rxjs';
+import { describe, expect, it } from 'vitest';
+import type { AudioFrame } from '../src/audio/index.js';
+import { chunkText, playOut, reframe, resampleTo, segmentUtterances, VirtualClock, type PlayoutControl, type ScoredFrame, type VoiceEvent } from '../src/pipeline/index.js';
+
+const chars = (text: string) => from(text.split(''));
+const frame = (samples: number, sampleRate: number, timestampMs: number, fill = 0): AudioFrame => ({ samples: new Int16Array(samples).fill(fill), sampleRate, timestampMs });
+
+describe('chunkText', () => {
+  const reply = 'Thank you for calling, your table for two is booked. It costs 3.5 dollars. See you tonight!';
+  it('cuts the first piece at a clause in clause mode, then at sentences, whatever the deltas', async () => {
+    expect(await lastValueFrom(chars(reply).pipe(chunkText({ firstChunk: 'clause' }), toArray()))).toEqual([
+      'Thank you for calling,',
+      'your table for two is booked.',
+      'It costs 3.5 dollars.',
+      'See you tonight!',
+    ]);
+  });
+  it('cuts only at sentences in sentence mode and never inside a number', async () => {
+    expect(await lastValueFrom(from(['Thank you for calling, your table', ' for two is booked. It costs 3.', '5 dollars. See you tonight!']).pipe(chunkText({ firstChunk: 'sentence' }), toArray()))).toEqual([
+      'Thank you for calling, your table for two is booked.',
+      'It costs 3.5 dollars.',
+      'See you tonight!',
+    ]);
+  });
+  it('cuts overlong text without punctuation at a space', async () => {
+    const pieces = await lastValueFrom(chars('word '.repeat(100)).pipe(chunkText({ maxChunkChars: 50 }), toArray()));
+    expect(pieces.every((p) => p.length <= 50)).toBe(true);
+    expect(pieces.join(' ')).toBe('word '.repeat(100).trim());
+  });
+});
+
+describe('reframe', () => {
+  it('re-cuts 20 ms frames into exact 512-sample frames with continuous timestamps', async () => {
+    const input = Array.from({ length: 10 }, (_, i) => frame(320, 16000, i * 20, i));
+    const out = await lastValueFrom(from(input).pipe(reframe(512), toArray()));
+    expect(out).toHaveLength(Math.ceil(3200 / 512));
+    expect(out.every((f) => f.samples.length === 512)).toBe(true);
+    expect(out.map((f) => f.timestampMs)).toEqual(out.map((_, i) => i * 32));
+    expect(out[1]!.samples[0]).toBe(1); // sample 512 came from the second input frame
+  });
+});
+
+describe('resampleTo', () => {
+  it('converts 8 kHz frames to 16 kHz keeping length and time', async () => {
+    const input = Array.from({ length: 50 }, (_, i) => frame(160, 8000, i * 20, 1000));
+    const out = await lastValueFrom(from(input).pipe(resampleTo(16000), toArray()));
+    expect(out.every((f) => f.sampleRate === 16000)).toBe(true);
+    const total = out.reduce((n, f) => n + f.samples.length, 0);
+    expect(Math.abs(total - 16000)).toBeLessThanOrEqual(320);
+  });
+});
+
+describe('segmentUtterances', () => {
+  const scored = (pattern: string): ScoredFrame[] =>
+    pattern.split('').map((c, i) => ({ frame: frame(512, 16000, i * 32), probability: c === 'S' ? 0.9 : 0.1, arrivedMs: (i + 1) * 32 }));
+
+  it('starts after the minimum speech, pads the start and ends after the endpoint silence', async () => {
+    const events = await lastValueFrom(
+      from(scored('..........SSSSSSSSSS................')).pipe(segmentUtterances({ minSpeechMs: 64, minSilenceMs: 200, prefixPaddingMs: 96 }), toArray()),
+    );
+    const start = events.find((e) => e.type === 'speech-start') as Extract<VoiceEvent, { type: 'speech-start' }>;
+    expect(start.atMs).toBe(10 * 32);
+    const audio = events.filter((e) => e.type === 'speech-audio') as Extract<VoiceEvent, { type: 'speech-audio' }>[];
+    expect(audio[0]!.frame.timestampMs).toBe(7 * 32); // three frames (96 ms) of padding
+    const end = events.find((e) => e.type === 'speech-end') as Extract<VoiceEvent, { type: 'speech-end' }>;
+    expect(end.lastVoiceMs).toBe(20 * 32);
+    expect(end.endpointArrivedMs - end.lastVoiceArrivedMs).toBeGreaterThanOrEqual(200);
+    expect(end.endpointArrivedMs - end.lastVoiceArrivedMs).toBeLessThan(200 + 32 + 1);
+    expect(end.speechMs).toBe(320);
+  });
+
+  it('ignores blips shorter than the minimum speech', async () => {
+    const events = await lastValueFrom(from(scored('....S....S....')).pipe(segmentUtterances({ minSpeechMs: 64 }), toArray()));
+    expect(events).toEqual([]);
+  });
+});
+
+describe('playOut', () => {
+  it('paces audio to the clock, pauses with a clear and resumes where the caller stopped hearing', async () => {
+    const clock = new VirtualClock();
+    const played: AudioFrame[] = [];
+    let clears = 0;
+    const sink = { play: (f: AudioFrame) => played.push(f), clear: () => clears++ };
+    const control = new Subject<PlayoutControl>();
+    const events: string[] = [];
+    let finished = false;
+    const audio = Array.from({ length: 50 }, (_, i) => frame(320, 16000, i * 20, 1)); // 1000 ms
+    from(audio)
+      .pipe(playOut(sink, clock, control, { leadMs: 40, tickMs: 20 }))
+      .subscribe({ next: (e) => events.push(e.type), complete: () => (finished = true) });
+    const handedMs = () => played.reduce((n, f) => n + f.samples.length / 16, 0);
+    expect(handedMs()).toBeLessThanOrEqual(60); // only the lead is handed out at once
+    clock.advanceTo(300);
+    expect(handedMs()).toBeGreaterThanOrEqual(300);
+    expect(handedMs()).toBeLessThanOrEqual(360);
+    control.next('pause');
+    expect(clears).toBe(1);
+    const atPause = handedMs();
+    clock.advanceTo(800);
+    expect(handedMs()).toBe(atPause);
+    control.next('resume');
+    clock.advanceTo(3000);
+    expect(finished).toBe(true);
+    expect(events).toEqual(['first-audio', 'paused', 'resumed', 'finished']);
+    // Heard 300 ms before the pause, then the remaining 700 ms: the lead handed before the pause is sent again.
+    expect(handedMs() - (atPause - 300)).toBeCloseTo(1000, 0);
+  });
+
+  it('resumes from a pause at any fraction of a millisecond and still finishes', () => {
+    const clock = new VirtualClock();
+    const played: AudioFrame[] = [];
+    const control = new Subject<PlayoutControl>();
+    let finished = false;
+    from(Array.from({ length: 10 }, (_, i) => frame(441, 22050, i * 20, 1)))
+      .pipe(playOut({ play: (f) => played.push(f), clear: () => undefined }, clock, control))
+      .subscribe({ complete: () => (finished = true) });
+    for (const at of [33.33333, 57.7771, 101.99999]) {
+      clock.advanceTo(at);
+      control.next('pause');
+      clock.advanceTo(at + 10.5);
+      control.next('resume');
+    }
+    clock.advanceTo(2000);
+    expect(finished).toBe(true);
+    expect(played.every((f) => f.samples.length > 0)).toBe(true);
+  });
+
+  it('never finishes while the reply is still being synthesised', () => {
+    const clock = new VirtualClock();
+    let finished = false;
+    NEVER.pipe(playOut({ play: () => undefined, clear: () => undefined }, clock, NEVER)).subscribe({ complete: () => (finished = true) });
+    clock.advanceTo(10_000);
+    expect(finished).toBe(false);
+  });
+});

@@ -1,0 +1,55 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseWav } from '../src/audio/index.js';
+
+const run = promisify(execFile);
+const dir = mkdtempSync(join(tmpdir(), 'shoal-talk-'));
+const fixture = (name: string) => new URL(`./fixtures/calls/${name}`, import.meta.url).pathname;
+
+describe('shoal talk', () => {
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('plays a mu-law 8 kHz call into the receptionist, prints one JSON object per turn and writes the aligned reply', async () => {
+    const out = join(dir, 'reply.wav');
+    const { stdout } = await run('node', ['bin/shoal.js', 'talk', '--in', fixture('booking-8k-ulaw.wav'), '--out', out, '--json', '--fast', '--mode', 'low-latency'], {
+      timeout: 240_000,
+    });
+    const turns = stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(turns.length).toBeGreaterThanOrEqual(4);
+    for (const turn of turns) {
+      expect(Object.keys(turn).sort()).toEqual(['agent_text', 'interrupted', 'metrics', 'turn', 'user_text']);
+    }
+    expect(turns.filter((t) => t.user_text !== '').length).toBe(3);
+    const caller = parseWav(readFileSync(fixture('booking-8k-ulaw.wav')));
+    const reply = parseWav(readFileSync(out));
+    expect(reply.sampleRate).toBe(8000);
+    expect(reply.samples.length).toBeGreaterThanOrEqual(caller.samples.length);
+    // The greeting starts the call: the agent's track has sound within its first half second.
+    const firstSound = reply.samples.findIndex((s) => Math.abs(s) > 500);
+    expect(firstSound).toBeGreaterThanOrEqual(0);
+    expect(firstSound / 8000).toBeLessThan(0.5);
+  }, 300_000);
+
+  it('prints a readable transcript per turn without --json', async () => {
+    const { stdout } = await run('node', ['bin/shoal.js', 'talk', '--in', fixture('support-16k.wav'), '--agent', 'support', '--fast'], { timeout: 240_000 });
+    expect(stdout).toMatch(/turn 1\ncaller: .*account/);
+    expect(stdout).toMatch(/call ended \(.*\) after [\d.]+ s: \d+ turns/);
+  }, 300_000);
+
+  it('a missing input file is a clear error and writes nothing', async () => {
+    const out = join(dir, 'never.wav');
+    const failure = await run('node', ['bin/shoal.js', 'talk', '--in', join(dir, 'missing.wav'), '--out', out]).catch((error: { code: number; stderr: string }) => error);
+    expect((failure as { code: number }).code).toBe(1);
+    expect((failure as { stderr: string }).stderr).toMatch(/cannot read --in .*missing\.wav: ENOENT/);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('an unknown agent names the ones that exist', async () => {
+    const failure = await run('node', ['bin/shoal.js', 'talk', '--in', fixture('support-16k.wav'), '--agent', 'nobody']).catch((error: { code: number; stderr: string }) => error);
+    expect((failure as { stderr: string }).stderr).toMatch(/unknown agent "nobody"; available: .*receptionist/);
+  });
+});
