@@ -1,5 +1,6 @@
 import koffi from 'koffi';
 import type { Hypothesis, WordTiming } from '../types.js';
+import { CepstralMeanState } from './cepstral-mean.js';
 import { frameMs } from './options.js';
 
 /** The C functions of pocketsphinx 5prealpha (Debian's libpocketsphinx3) that the decoder uses. */
@@ -19,6 +20,8 @@ export interface PocketSphinxLibrary {
   useLanguageModel(decoder: unknown, lm: unknown): boolean;
   /** Drops this holder's reference to a language model (decoders using it keep their own). */
   freeLanguageModel(lm: unknown): void;
+  /** The decoder's feature computation (`feat_t *`), which holds its cepstral mean state. */
+  featureComputation(decoder: unknown): unknown;
 }
 
 /** Loads the libraries; throws the loader's error when they are missing. */
@@ -42,6 +45,7 @@ export function loadPocketSphinx(libraryPath: string, sphinxbaseLibraryPath: str
   const psGetLogmath = ps.func('void *ps_get_logmath(void *ps)');
   const psSetLm = ps.func('int ps_set_lm(void *ps, const char *name, void *lm)');
   const psSetSearch = ps.func('int ps_set_search(void *ps, const char *name)');
+  const psGetFeat = ps.func('void *ps_get_feat(void *ps)');
   const ngramModelRead = sphinxbase.func('void *ngram_model_read(void *config, const char *path, int type, void *lmath)');
   const ngramModelFree = sphinxbase.func('int ngram_model_free(void *lm)');
   const ngramAuto = 0;
@@ -70,6 +74,7 @@ export function loadPocketSphinx(libraryPath: string, sphinxbaseLibraryPath: str
     readLanguageModel: (config, decoder, path) => ngramModelRead(config, path, ngramAuto, psGetLogmath(decoder)),
     useLanguageModel: (decoder, lm) => psSetLm(decoder, 'default', lm) === 0 && psSetSearch(decoder, 'default') === 0,
     freeLanguageModel: (lm) => ngramModelFree(lm),
+    featureComputation: (decoder) => psGetFeat(decoder),
   };
 }
 
@@ -82,11 +87,19 @@ export interface SharedLanguageModel {
 /** One decoder: not thread-safe, used from one thread only. */
 export class SphinxDecoder {
   private inUtterance = false;
+  /**
+   * False when the decoder's cepstral mean state could not be captured (an unexpected sphinxbase
+   * build): it then carries what it heard into later utterances, so it must not serve another user.
+   */
+  readonly reusable: boolean;
 
   constructor(
     private readonly lib: PocketSphinxLibrary,
     private readonly handle: unknown,
-  ) {}
+    private readonly cepstralMean: CepstralMeanState | undefined | null,
+  ) {
+    this.reusable = cepstralMean !== null;
+  }
 
   /**
    * A decoder over the acoustic model and dictionary in `argv`, searching with `languageModel`, which is
@@ -107,7 +120,23 @@ export class SphinxDecoder {
       lib.free(handle);
       throw new Error('pocketsphinx could not activate the language model');
     }
-    return new SphinxDecoder(lib, handle);
+    return new SphinxDecoder(lib, handle, CepstralMeanState.capture(lib.featureComputation(handle)));
+  }
+
+  /** Ends any open utterance and forgets all audio heard so far, as a newly made decoder would. */
+  startAfresh(): void {
+    this.reset();
+    this.cepstralMean?.restore();
+  }
+
+  /**
+   * Decodes `pcm` as one complete utterance (`full_utt`). With the model's batch CMN, the cepstral mean
+   * is then computed from this audio alone, so the result does not depend on earlier utterances.
+   */
+  decodeUtterance(pcm: Int16Array): Hypothesis {
+    this.reset();
+    this.write(pcm, true);
+    return this.finish();
   }
 
   write(pcm: Int16Array, fullUtterance = false): void {

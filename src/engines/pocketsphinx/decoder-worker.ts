@@ -12,9 +12,13 @@ const languageModel: SharedLanguageModel = { path: options.languageModelPath };
 
 class UnavailableError extends Error {}
 
+/** A decoder that has heard nothing yet: a pooled one is reset, so no lease inherits another's audio. */
 function acquire(): { decoder: SphinxDecoder; initMs?: number } {
   const reused = idle.pop();
-  if (reused) return { decoder: reused };
+  if (reused) {
+    reused.startAfresh();
+    return { decoder: reused };
+  }
   const started = performance.now();
   try {
     library ??= loadPocketSphinx(options.libraryPath, options.sphinxbaseLibraryPath);
@@ -26,7 +30,7 @@ function acquire(): { decoder: SphinxDecoder; initMs?: number } {
 
 function release(decoder: SphinxDecoder): void {
   decoder.reset();
-  if (idle.length < options.idleDecoders) idle.push(decoder);
+  if (decoder.reusable && idle.length < options.idleDecoders) idle.push(decoder);
   else decoder.free();
 }
 
@@ -67,8 +71,7 @@ function handle(request: DecoderRequest): Omit<Extract<DecoderReply, { ok: true 
     case 'transcribe': {
       const { decoder, initMs } = acquire();
       try {
-        decoder.write(request.pcm);
-        return { ok: true, hypothesis: decoder.finish(), initMs };
+        return { ok: true, hypothesis: decoder.decodeUtterance(request.pcm), initMs };
       } finally {
         release(decoder);
       }

@@ -1,0 +1,101 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import koffi from 'koffi';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { decodeAudioAt } from '../src/audio/index.js';
+import { PocketSphinxEngine, type Hypothesis, type StreamingRecognizer } from '../src/engines/index.js';
+import { CepstralMeanState } from '../src/engines/pocketsphinx/cepstral-mean.js';
+import { noise, readPcmWav, wordErrors } from './engines-fixtures.js';
+
+const callsDir = join(import.meta.dirname, 'fixtures', 'calls');
+const booking16k = readPcmWav(join(callsDir, 'booking-16k.wav')).samples;
+const bookingTruth = 'hello i would like to book a table for two people tonight yes that sounds good goodbye';
+
+// One idle decoder, so every request and every new recognizer reuses the decoder used just before.
+const pooled = new PocketSphinxEngine({ idleDecoders: 1 });
+// No idle decoders: every request and recognizer gets a newly made decoder.
+const fresh = new PocketSphinxEngine({ idleDecoders: 0 });
+
+let previousAudio: Array<{ name: string; pcm: Int16Array }>;
+
+beforeAll(async () => {
+  const telephone = await decodeAudioAt(readFileSync(join(callsDir, 'booking-8k-ulaw.wav')), 16000);
+  previousAudio = [
+    { name: '8 kHz mu-law call upsampled to 16 kHz', pcm: telephone.samples },
+    { name: 'white noise', pcm: noise(3 * 16000, 3000, 7) },
+    { name: 'digital silence', pcm: new Int16Array(3 * 16000) },
+  ];
+});
+
+afterAll(async () => {
+  await pooled.shutdown();
+  await fresh.shutdown();
+});
+
+async function stream(recognizer: StreamingRecognizer, pcm: Int16Array): Promise<Hypothesis> {
+  for (let at = 0; at < pcm.length; at += 1600) await recognizer.write(pcm.subarray(at, at + 1600));
+  return recognizer.finish();
+}
+
+/** Streams `pcm` through a recognizer of its own and closes it; the next lease then reuses its decoder. */
+async function streamAndClose(engine: PocketSphinxEngine, pcm: Int16Array): Promise<Hypothesis> {
+  const recognizer = engine.createRecognizer();
+  const result = await stream(recognizer, pcm);
+  recognizer.close();
+  // close() returns the decoder on a later tick; let it go out before the next lease is asked for.
+  await new Promise((resolve) => setImmediate(resolve));
+  return result;
+}
+
+describe('pocketsphinx results do not depend on audio decoded before', () => {
+  test('whole-buffer transcription after other requests equals the result of a newly made decoder', async () => {
+    const reference = await fresh.transcribe(booking16k);
+    expect(wordErrors(bookingTruth, reference.text).errors).toBeLessThanOrEqual(5);
+    for (const previous of previousAudio) {
+      await pooled.transcribe(previous.pcm);
+      expect(await pooled.transcribe(booking16k), `after ${previous.name}`).toEqual(reference);
+    }
+    // A decoder that streamed (which switches pocketsphinx to live CMN) is reset before it transcribes.
+    await streamAndClose(pooled, previousAudio[0]!.pcm);
+    expect(await pooled.transcribe(booking16k), 'after streaming the 8 kHz call').toEqual(reference);
+  }, 120_000);
+
+  test('a newly leased streaming recognizer gives what a newly made decoder gives, whatever its decoder heard', async () => {
+    const reference = await streamAndClose(fresh, booking16k);
+    expect(wordErrors(bookingTruth, reference.text).errors).toBeLessThanOrEqual(5);
+    for (const previous of previousAudio) {
+      await streamAndClose(pooled, previous.pcm);
+      expect(await streamAndClose(pooled, booking16k), `after ${previous.name}`).toEqual(reference);
+    }
+    await pooled.transcribe(previousAudio[0]!.pcm);
+    expect(await streamAndClose(pooled, booking16k), 'after transcribing the 8 kHz call').toEqual(reference);
+  }, 120_000);
+
+  test('within one recognizer the cepstral mean carries over from one utterance to the next', async () => {
+    const reference = await streamAndClose(fresh, booking16k);
+    const recognizer = pooled.createRecognizer();
+    await stream(recognizer, previousAudio[0]!.pcm);
+    const afterTelephone = await stream(recognizer, booking16k);
+    recognizer.close();
+    // The caller's own earlier audio shapes the normalisation (that is the adaptation live CMN is for);
+    // the 8 kHz line's mean is far from this 16 kHz recording's, so the words change.
+    expect(afterTelephone.text).not.toBe(reference.text);
+  }, 60_000);
+});
+
+describe('cepstral mean state capture', () => {
+  function memoryFilledWith(byte: number): unknown {
+    const memory = koffi.alloc('uint8', 256);
+    koffi.encode(memory, 0, 'uint8', new Array<number>(256).fill(byte), 256);
+    return memory;
+  }
+
+  test('memory that does not hold sphinxbase structures is refused, so such a decoder is never reused', () => {
+    expect(CepstralMeanState.capture(memoryFilledWith(0x41))).toBeNull();
+    expect(CepstralMeanState.capture(null)).toBeNull();
+  });
+
+  test('a feature computation without CMN has nothing to restore', () => {
+    expect(CepstralMeanState.capture(memoryFilledWith(0))).toBeUndefined();
+  });
+});
