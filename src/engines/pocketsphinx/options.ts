@@ -44,6 +44,8 @@ export function decoderArguments(options: PocketSphinxOptions): string[] {
   return [
     '-hmm', options.acousticModelDir,
     '-dict', options.dictionaryPath,
+    // Its built-in voice activity filter drops silent frames, which shifts every later word time.
+    '-remove_silence', 'no',
     ...(options.secondPass ? [] : ['-fwdflat', 'no', '-bestpath', 'no']),
     ...options.extraArguments,
   ];
