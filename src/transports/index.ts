@@ -4,3 +4,4 @@ export * from './telephony/index.js';
 export * from './file/index.js';
 export { CallRejectedError, callTraceparent, isCallMode, type CallMode, type CallRequest, type CallSession, type StartCall } from './call-session.js';
 export { PlayoutRateConverter } from './playout-rate.js';
+export * from './livekit/index.js';
