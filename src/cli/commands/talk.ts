@@ -1,14 +1,5 @@
 import { Command, Option } from 'commander';
-
-export interface TalkOptions {
-  in: string;
-  out?: string;
-  agent: string;
-  script?: string;
-  mode: 'low-latency' | 'balanced';
-  json?: boolean;
-  fast?: boolean;
-}
+import type { TalkOptions } from '../../transports/file/talk.js';
 
 export function registerTalk(program: Command): void {
   program
