@@ -69,6 +69,20 @@ describe('POST /v1/asr', () => {
     expect(wer).toBeLessThan(0.35);
   });
 
+  it('accepts the multipart body under the alias content type application/form-data', async () => {
+    const form = new FormData();
+    form.set('audio', new Blob([Buffer.from(fixture(manifest[0]!.file))]), 'audio.wav');
+    const encoded = new Response(form);
+    const type = encoded.headers.get('content-type')!.replace('multipart/form-data', 'application/form-data');
+    const response = await fetch(`${server.url}/v1/asr`, {
+      method: 'POST',
+      headers: { ...authHeader, 'content-type': type },
+      body: await encoded.arrayBuffer(),
+    });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as Transcript).text).toMatch(/table for two/);
+  });
+
   it('omits segments by default (ignore_timestamps true) and returns timed segments when it is false', async () => {
     const wav = fixture('slt_00.wav');
     const plain = (await (await multipart(wav)).json()) as Transcript;

@@ -19,8 +19,6 @@ const fieldsSchema = z.object({
   ignore_timestamps: booleanField.nullish(),
 });
 
-export const acceptedTypes = ['multipart/form-data', 'application/form-data', 'application/msgpack', 'application/x-msgpack'];
-
 function tooLarge(limitBytes: number): ServiceError {
   const mb = Math.round(limitBytes / (1024 * 1024));
   return new ServiceError(413, `audio file is larger than ${mb} MB; split the recording into smaller files and offset the timestamps`);

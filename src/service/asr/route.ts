@@ -28,7 +28,17 @@ export function registerAsrRoute(app: FastifyInstance, service: ServiceContext):
   const { limits } = service;
   app.post(
     '/v1/asr',
-    { config: { inference: true }, bodyLimit: limits.asrAudioBytes + 64 * 1024 },
+    {
+      config: { inference: true },
+      bodyLimit: limits.asrAudioBytes + 64 * 1024,
+      // The interface's reference also names the multipart type `application/form-data`.
+      onRequest: async (request) => {
+        const type = request.headers['content-type'];
+        if (type?.toLowerCase().startsWith('application/form-data')) {
+          request.headers['content-type'] = `multipart/form-data${type.slice('application/form-data'.length)}`;
+        }
+      },
+    },
     async (request, reply) => {
       const asr = startServerSpan('asr', request.traceContext, { 'http.route': '/v1/asr' });
       request.traceId = asr.traceId;
