@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { randomUUID } from 'node:crypto';
-import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { CallRejectedError, callTraceparent, isCallMode, type CallRequest, type CallSession, type StartCall } from '../call-session.js';
+import type { RawData, WebSocket } from 'ws';
+import { CallRejectedError, callTraceparent, isCallMode, type CallRequest, type StartCall } from '../call-session.js';
+import { WebSocketCalls } from '../websocket-calls.js';
 import { BrowserTransport } from './browser-transport.js';
 import { browserProtocol, parseClientMessage, type CallMode, type ServerMessage } from './protocol.js';
 import type { PacedPlayoutOptions } from './paced-playout.js';
@@ -24,42 +24,34 @@ export const browserEndpointDefaults = { path: '/ws', helloTimeoutMs: 10_000, pl
 export class BrowserEndpoint {
   readonly path: string;
   private readonly options: BrowserEndpointOptions;
-  private readonly server: WebSocketServer;
-  private readonly calls = new Map<string, { transport: BrowserTransport; session?: CallSession }>();
-  private readonly sockets = new Set<WebSocket>();
+  private readonly calls: WebSocketCalls<BrowserTransport>;
 
   constructor(options: Partial<BrowserEndpointOptions> & Pick<BrowserEndpointOptions, 'startCall'>) {
     this.options = { ...browserEndpointDefaults, ...options };
     this.path = this.options.path;
-    this.server = new WebSocketServer({ noServer: true, maxPayload: browserProtocol.maxFrameBytes });
+    this.calls = new WebSocketCalls({ path: this.path, maxPayloadBytes: browserProtocol.maxFrameBytes, accept: (ws, query) => this.accept(ws, query) });
   }
 
   /** Takes an HTTP upgrade if it is for this endpoint's path; returns false otherwise. */
   handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): boolean {
-    const url = new URL(request.url ?? '/', 'http://localhost');
-    if (url.pathname !== this.path) return false;
-    this.server.handleUpgrade(request, socket, head, (ws) => this.accept(ws, url.searchParams));
-    return true;
+    return this.calls.handleUpgrade(request, socket, head);
   }
 
   /** Number of calls whose agent is running. */
   activeCalls(): number {
-    return this.calls.size;
+    return this.calls.activeCalls();
   }
 
   /** Number of open sockets, with or without a call. */
   openSockets(): number {
-    return this.sockets.size;
+    return this.calls.openSockets();
   }
 
   close(): void {
-    for (const ws of this.sockets) ws.terminate();
-    this.server.close();
+    this.calls.close();
   }
 
   private accept(ws: WebSocket, query: URLSearchParams): void {
-    this.sockets.add(ws);
-    const callId = randomUUID();
     let state: 'waiting' | 'starting' | 'live' | 'closed' = 'waiting';
     let transport: BrowserTransport | undefined;
     const reply = (message: ServerMessage): void => {
@@ -69,27 +61,30 @@ export class BrowserEndpoint {
       reply({ type: 'error', code: 'hello_timeout', message: `send {"type":"hello"} within ${this.options.helloTimeoutMs} ms` });
       ws.close(1008, 'no hello');
     }, this.options.helloTimeoutMs);
+    const callId = this.calls.adopt(ws, () => {
+      clearTimeout(helloTimer);
+      state = 'closed';
+    });
 
     const start = async (request: CallRequest): Promise<void> => {
       state = 'starting';
       clearTimeout(helloTimer);
       transport = new BrowserTransport(ws, { callId, traceContext: { traceparent: request.traceparent, tracestate: request.tracestate } }, this.options.playout);
-      this.calls.set(callId, { transport });
+      this.calls.track(callId, transport);
       try {
         const session = await this.options.startCall(transport, request);
         if (ws.readyState !== ws.OPEN) {
           session.stop();
           return;
         }
-        this.calls.set(callId, { transport, session });
+        this.calls.attachSession(callId, session);
         state = 'live';
         reply({ type: 'ready', callId, sampleRate: browserProtocol.sampleRate, traceparent: request.traceparent, mode: session.mode, agent: session.agent });
       } catch (error) {
         const rejected = error instanceof CallRejectedError ? error : undefined;
         if (!rejected) this.options.onError?.(error, callId);
         const code = rejected ? (rejected.code === 'unknown_agent' ? 'unknown_agent' : 'bad_message') : 'agent_failed';
-        this.calls.delete(callId);
-        transport.end('call could not start');
+        this.calls.end(callId, 'call could not start');
         reply({ type: 'error', code, message: error instanceof Error ? error.message : String(error) });
         ws.close(1011, 'call could not start');
       }
@@ -129,15 +124,6 @@ export class BrowserEndpoint {
 
     // After a protocol error (e.g. 1009 for an oversized frame) ws closes the socket itself; 'close' frees the call.
     ws.on('error', (error) => this.options.onError?.(error, callId));
-    ws.on('close', () => {
-      clearTimeout(helloTimer);
-      state = 'closed';
-      this.sockets.delete(ws);
-      const call = this.calls.get(callId);
-      this.calls.delete(callId);
-      call?.transport.end('socket closed');
-      call?.session?.stop();
-    });
   }
 }
 

@@ -1,10 +1,11 @@
-import { Observable, Subject, concat, of } from 'rxjs';
+import type { Observable } from 'rxjs';
 import type { WebSocket } from 'ws';
 import { bytesToInt16, int16ToBytes, type AudioFrame } from '../../audio/index.js';
 import type { CallTraceContext, Transport, TransportEvent } from '../../agent/contracts.js';
 import { PacedPlayout, type PacedPlayoutOptions } from './paced-playout.js';
 import { browserProtocol, type ClientMessage, type ServerMessage } from './protocol.js';
 import { PlayoutRateConverter } from '../playout-rate.js';
+import { CallStreams } from '../call-streams.js';
 
 export interface BrowserCallInfo {
   callId: string;
@@ -21,12 +22,9 @@ export class BrowserTransport implements Transport {
   readonly traceContext: CallTraceContext;
   readonly callId: string;
 
-  private readonly audioSubject = new Subject<AudioFrame>();
-  private readonly eventSubject = new Subject<TransportEvent>();
+  private readonly streams = new CallStreams(browserProtocol.sampleRate);
   private readonly playout: PacedPlayout;
   private readonly converter: PlayoutRateConverter;
-  private lastFrameEndMs = 0;
-  private ended = false;
 
   constructor(
     private readonly socket: WebSocket,
@@ -35,8 +33,8 @@ export class BrowserTransport implements Transport {
   ) {
     this.callId = info.callId;
     this.traceContext = info.traceContext;
-    this.audio$ = this.audioSubject.asObservable();
-    this.events$ = concat(of<TransportEvent>({ type: 'connected' }), this.eventSubject);
+    this.audio$ = this.streams.audio$;
+    this.events$ = this.streams.events$;
     this.playout = new PacedPlayout((chunk) => this.sendBinary(chunk), {
       ...playoutOptions,
       sampleRate: browserProtocol.sampleRate,
@@ -44,42 +42,38 @@ export class BrowserTransport implements Transport {
     this.converter = new PlayoutRateConverter(
       browserProtocol.sampleRate,
       (samples) => this.playout.enqueue(samples),
-      (error) => this.eventSubject.next({ type: 'message', data: { type: 'playout_error', message: String(error) } }),
+      (error) => this.streams.reportPlayoutError(error),
     );
   }
 
   /** Takes one binary frame from the page (already checked to hold whole samples). */
   receiveAudio(bytes: Uint8Array): void {
-    if (this.ended) return;
-    const samples = bytesToInt16(bytes);
-    const durationMs = (samples.length * 1000) / browserProtocol.sampleRate;
-    const timestampMs = Math.max(this.lastFrameEndMs, performance.now() - durationMs);
-    this.lastFrameEndMs = timestampMs + durationMs;
-    this.audioSubject.next({ samples, sampleRate: browserProtocol.sampleRate, timestampMs });
+    if (this.isEnded) return;
+    this.streams.receiveSamples(bytesToInt16(bytes));
   }
 
   /** Takes one control message from the page, after the `hello`. */
   receiveControl(message: ClientMessage): void {
-    if (this.ended) return;
+    if (this.isEnded) return;
     switch (message.type) {
       case 'hangup':
         this.end(message.reason ?? 'caller hung up');
         return;
       case 'dtmf':
-        this.eventSubject.next({ type: 'dtmf', digit: message.digit });
+        this.streams.emit({ type: 'dtmf', digit: message.digit });
         return;
       default:
-        this.eventSubject.next({ type: 'message', data: message });
+        this.streams.emit({ type: 'message', data: message });
     }
   }
 
   play(frame: AudioFrame): void {
-    if (this.ended) return;
+    if (this.isEnded) return;
     this.converter.push(frame);
   }
 
   clear(): void {
-    if (this.ended) return;
+    if (this.isEnded) return;
     this.converter.reset();
     this.playout.clear();
     this.send({ type: 'clear' });
@@ -95,13 +89,13 @@ export class BrowserTransport implements Transport {
   }
 
   send(message: unknown): void {
-    if (this.ended || this.socket.readyState !== this.socket.OPEN) return;
+    if (this.isEnded || this.socket.readyState !== this.socket.OPEN) return;
     this.socket.send(JSON.stringify(message as ServerMessage));
   }
 
   /** The agent ends the call: tells the page, then closes the socket. */
   hangup(reason?: string): void {
-    if (this.ended) return;
+    if (this.isEnded) return;
     this.send({ type: 'hangup', reason } satisfies ServerMessage);
     this.end(reason ?? 'agent hung up');
     this.socket.close(1000, 'call ended');
@@ -109,17 +103,14 @@ export class BrowserTransport implements Transport {
 
   /** The socket is gone or the caller hung up: completes the streams and frees the playout. */
   end(reason: string): void {
-    if (this.ended) return;
-    this.ended = true;
-    this.converter.close();
-    this.playout.close();
-    this.eventSubject.next({ type: 'hangup', reason });
-    this.eventSubject.complete();
-    this.audioSubject.complete();
+    this.streams.end(reason, () => {
+      this.converter.close();
+      this.playout.close();
+    });
   }
 
   get isEnded(): boolean {
-    return this.ended;
+    return this.streams.isEnded;
   }
 
   private sendBinary(chunk: Int16Array): void {

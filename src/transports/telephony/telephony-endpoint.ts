@@ -1,8 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { randomUUID } from 'node:crypto';
-import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { callTraceparent, isCallMode, type CallSession, type StartCall } from '../call-session.js';
+import type { RawData, WebSocket } from 'ws';
+import { callTraceparent, isCallMode, type StartCall } from '../call-session.js';
+import { WebSocketCalls } from '../websocket-calls.js';
 import { mediaStream, parseInboundMessage, type StartMessage } from './media-stream-messages.js';
 import { TelephonyTransport } from './telephony-transport.js';
 
@@ -30,41 +30,34 @@ export class MediaStreamMessageError extends Error {
 export class TelephonyEndpoint {
   readonly path: string;
   private readonly options: TelephonyEndpointOptions;
-  private readonly server: WebSocketServer;
-  private readonly calls = new Map<string, { transport: TelephonyTransport; session?: CallSession }>();
-  private readonly sockets = new Set<WebSocket>();
+  private readonly calls: WebSocketCalls<TelephonyTransport>;
 
   constructor(options: Partial<TelephonyEndpointOptions> & Pick<TelephonyEndpointOptions, 'startCall'>) {
     this.options = { ...telephonyEndpointDefaults, ...options };
     this.path = this.options.path;
-    this.server = new WebSocketServer({ noServer: true, maxPayload: mediaStream.maxMessageBytes });
+    this.calls = new WebSocketCalls({ path: this.path, maxPayloadBytes: mediaStream.maxMessageBytes, accept: (ws) => this.accept(ws) });
   }
 
   handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): boolean {
-    const url = new URL(request.url ?? '/', 'http://localhost');
-    if (url.pathname !== this.path) return false;
-    this.server.handleUpgrade(request, socket, head, (ws) => this.accept(ws));
-    return true;
+    return this.calls.handleUpgrade(request, socket, head);
   }
 
   activeCalls(): number {
-    return this.calls.size;
+    return this.calls.activeCalls();
   }
 
   openSockets(): number {
-    return this.sockets.size;
+    return this.calls.openSockets();
   }
 
   close(): void {
-    for (const ws of this.sockets) ws.terminate();
-    this.server.close();
+    this.calls.close();
   }
 
   private accept(ws: WebSocket): void {
-    this.sockets.add(ws);
-    const key = randomUUID();
     let transport: TelephonyTransport | undefined;
     const startTimer = setTimeout(() => ws.close(1008, 'no start event'), this.options.startTimeoutMs);
+    const key = this.calls.adopt(ws, () => clearTimeout(startTimer));
 
     const start = async (message: StartMessage): Promise<void> => {
       clearTimeout(startTimer);
@@ -83,7 +76,7 @@ export class TelephonyEndpoint {
         customParameters: parameters,
         traceContext: { traceparent, tracestate: parameters['tracestate'] },
       });
-      this.calls.set(key, { transport });
+      this.calls.track(key, transport);
       const mode = parameters['mode'];
       try {
         const session = await this.options.startCall(transport, {
@@ -92,8 +85,7 @@ export class TelephonyEndpoint {
           agent: parameters['agent'],
           mode: isCallMode(mode) ? mode : undefined,
         });
-        if (!this.calls.has(key)) return session.stop();
-        this.calls.set(key, { transport, session });
+        this.calls.attachSession(key, session);
       } catch (error) {
         this.report(error, streamSid);
         ws.close(1011, 'call could not start');
@@ -128,14 +120,6 @@ export class TelephonyEndpoint {
       }
     });
     ws.on('error', (error) => this.report(error, transport?.streamSid));
-    ws.on('close', () => {
-      clearTimeout(startTimer);
-      this.sockets.delete(ws);
-      const call = this.calls.get(key);
-      this.calls.delete(key);
-      call?.transport.end('socket closed');
-      call?.session?.stop();
-    });
   }
 
   private report(error: unknown, streamSid: string | undefined): void {

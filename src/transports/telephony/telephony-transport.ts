@@ -1,8 +1,9 @@
-import { Observable, Subject, concat, of } from 'rxjs';
+import type { Observable } from 'rxjs';
 import type { WebSocket } from 'ws';
 import { decodeMuLaw, encodeMuLaw, type AudioFrame } from '../../audio/index.js';
 import type { CallTraceContext, Transport, TransportEvent } from '../../agent/contracts.js';
 import { PlayoutRateConverter } from '../playout-rate.js';
+import { CallStreams } from '../call-streams.js';
 import { mediaStream, type OutboundMessage } from './media-stream-messages.js';
 
 export interface TelephonyCallInfo {
@@ -25,15 +26,12 @@ export class TelephonyTransport implements Transport {
   readonly callSid: string | undefined;
   readonly customParameters: Readonly<Record<string, string>>;
 
-  private readonly audioSubject = new Subject<AudioFrame>();
-  private readonly eventSubject = new Subject<TransportEvent>();
+  private readonly streams = new CallStreams(mediaStream.sampleRate);
   private readonly converter: PlayoutRateConverter;
-  private lastFrameEndMs = 0;
   private generation = 0;
   private markSeq = 0;
   private sentSamples = 0;
   private playedSamples = 0;
-  private ended = false;
 
   constructor(
     private readonly socket: WebSocket,
@@ -43,24 +41,21 @@ export class TelephonyTransport implements Transport {
     this.callSid = info.callSid;
     this.traceContext = info.traceContext;
     this.customParameters = info.customParameters;
-    this.audio$ = this.audioSubject.asObservable();
-    this.events$ = concat(of<TransportEvent>({ type: 'connected' }), this.eventSubject);
+    this.audio$ = this.streams.audio$;
+    this.events$ = this.streams.events$;
     this.converter = new PlayoutRateConverter(
       mediaStream.sampleRate,
       (samples) => this.sendAudio(samples),
-      (error) => this.eventSubject.next({ type: 'message', data: { type: 'playout_error', message: String(error) } }),
+      (error) => this.streams.reportPlayoutError(error),
     );
   }
 
   /** Takes the base64 mu-law payload of one inbound `media` event. */
   receiveMedia(payload: string): void {
-    if (this.ended) return;
+    if (this.isEnded) return;
     const samples = decodeMuLaw(Buffer.from(payload, 'base64'));
     if (samples.length === 0) return;
-    const durationMs = (samples.length * 1000) / mediaStream.sampleRate;
-    const timestampMs = Math.max(this.lastFrameEndMs, performance.now() - durationMs);
-    this.lastFrameEndMs = timestampMs + durationMs;
-    this.audioSubject.next({ samples, sampleRate: mediaStream.sampleRate, timestampMs });
+    this.streams.receiveSamples(samples);
   }
 
   /** The provider played our audio up to a mark we sent. */
@@ -71,15 +66,15 @@ export class TelephonyTransport implements Transport {
   }
 
   receiveDtmf(digit: string): void {
-    if (!this.ended) this.eventSubject.next({ type: 'dtmf', digit });
+    if (!this.isEnded) this.streams.emit({ type: 'dtmf', digit });
   }
 
   play(frame: AudioFrame): void {
-    if (!this.ended) this.converter.push(frame);
+    if (!this.isEnded) this.converter.push(frame);
   }
 
   clear(): void {
-    if (this.ended) return;
+    if (this.isEnded) return;
     this.converter.reset();
     this.generation++;
     this.sentSamples = 0;
@@ -98,27 +93,22 @@ export class TelephonyTransport implements Transport {
   }
 
   hangup(reason?: string): void {
-    if (this.ended) return;
+    if (this.isEnded) return;
     this.end(reason ?? 'agent hung up');
     this.socket.close(1000, 'call ended');
   }
 
   /** The stream stopped or the socket closed: completes the streams. */
   end(reason: string): void {
-    if (this.ended) return;
-    this.ended = true;
-    this.converter.close();
-    this.eventSubject.next({ type: 'hangup', reason });
-    this.eventSubject.complete();
-    this.audioSubject.complete();
+    this.streams.end(reason, () => this.converter.close());
   }
 
   get isEnded(): boolean {
-    return this.ended;
+    return this.streams.isEnded;
   }
 
   private sendAudio(samples: Int16Array): void {
-    if (this.ended || samples.length === 0) return;
+    if (this.isEnded || samples.length === 0) return;
     const codes = encodeMuLaw(samples);
     for (let offset = 0; offset < codes.length; offset += mediaStream.outboundChunkBytes) {
       const chunk = codes.subarray(offset, offset + mediaStream.outboundChunkBytes);
