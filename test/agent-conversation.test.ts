@@ -64,9 +64,9 @@ describe.each<AgentMode>(['balanced', 'low-latency'])('conversations on the fixt
     expect(userTurns.map((t) => t.turn)).toEqual([1, 2, 3]);
     const wideband = caller.sampleRate >= 16000;
     const wer = callWer(fixture.turns, userTurns.map((t) => t.user_text));
-    // Streaming pocketsphinx (wideband model, live CMN restarted per utterance) cannot hear 8 kHz telephone
-    // audio; narrowband transcripts are checked through the service's whole-utterance recognition below.
-    if (wideband) expect(wer).toBeLessThanOrEqual(0.3);
+    // 8 kHz telephone audio on streaming pocketsphinx (wideband model; one recognizer per call starting from
+    // a telephone cepstral mean) still loses words in the first turn: measured 35% WER, 94% before.
+    expect(wer).toBeLessThanOrEqual(wideband ? 0.3 : 0.5);
     // On narrowband audio the words heard may change the caller's intent; the replies then follow what was heard.
     const expected = await expectedReplies(agentName, wideband ? fixture.turns : userTurns.map((t) => t.user_text));
     for (const [i, turn] of userTurns.entries()) {

@@ -81,6 +81,18 @@ describe('pocketsphinx results do not depend on audio decoded before', () => {
     // the 8 kHz line's mean is far from this 16 kHz recording's, so the words change.
     expect(afterTelephone.text).not.toBe(reference.text);
   }, 60_000);
+
+  test('a telephone-band recognizer starts from the telephone mean, and the next ordinary lease from the model mean', async () => {
+    const call = previousAudio[0]!.pcm;
+    const ordinary = await streamAndClose(fresh, call);
+    const telephone = pooled.createRecognizer({ telephoneBand: true });
+    const heard = await stream(telephone, call);
+    telephone.close();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(wordErrors(bookingTruth, heard.text).errors).toBeLessThan(wordErrors(bookingTruth, ordinary.text).errors);
+    expect(await streamAndClose(pooled, booking16k)).toEqual(await streamAndClose(fresh, booking16k));
+    expect(await streamAndClose(pooled, call)).toEqual(ordinary);
+  }, 60_000);
 });
 
 describe('cepstral mean state capture', () => {

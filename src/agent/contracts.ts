@@ -42,6 +42,23 @@ export interface TranscriptEvent {
 export interface SpeechToText {
   /** `utterance$` emits the frames of one utterance (VAD-bounded) and completes when the endpoint fires. */
   transcribe(utterance$: Observable<AudioFrame>, options?: WorkOptions): Observable<TranscriptEvent>;
+  /**
+   * Optional: a recognizer scoped to one call, used for all its utterances (one after another), so that
+   * what adapts to the caller (e.g. a decoder's cepstral mean) carries over between them. The session
+   * calls it once at call start and `release()`s it at hangup. Without it, `transcribe` is used per utterance.
+   */
+  forCall?(call?: CallAudio): CallSpeechToText;
+}
+
+/** What a call's recognizer may want to know about the caller's line. */
+export interface CallAudio {
+  /** The caller's sample rate before resampling to 16 kHz; known once audio has arrived (before any utterance). */
+  callerSampleRate(): number | undefined;
+}
+
+/** A `SpeechToText` for one call's utterances; `release()` at hangup frees what it holds. */
+export interface CallSpeechToText extends SpeechToText {
+  release(): void;
 }
 
 /** Lets a driver with a virtual clock know when engine work is in flight (`shoal talk --fast`). */

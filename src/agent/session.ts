@@ -1,9 +1,9 @@
 import { context, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
-import { defer, Observable, Subject, type Subscription } from 'rxjs';
+import { defer, Observable, Subject, tap, type Subscription } from 'rxjs';
 import type { VoiceActivityDetector } from '../engines/index.js';
 import type { VoiceEvent } from '../pipeline/utterances.js';
 import { WorkTracker } from '../pipeline/work.js';
-import type { ConversationMessage, DialogueOutput, Transport } from './contracts.js';
+import type { CallSpeechToText, ConversationMessage, DialogueOutput, SpeechToText, Transport } from './contracts.js';
 import { inStage, type TurnStageError } from './errors.js';
 import type { AgentEvent, SessionSummary, TurnReport } from './events.js';
 import { completeTurnMetrics, summarizeCall } from './call-report.js';
@@ -40,6 +40,11 @@ export class CallSession {
   private readonly reports: TurnReport[] = [];
   private resolveSummary!: (summary: SessionSummary) => void;
   private vad: VoiceActivityDetector | undefined;
+  /** The call's own recognizer scope (`stt.forCall()`), released at hangup; absent when the STT has none. */
+  private callStt: CallSpeechToText | undefined;
+  /** The options utterances see: `stt` is the call's scope when there is one. */
+  private utteranceOptions: ResolvedAgentOptions;
+  private callerSampleRate: number | undefined;
   private voice$: Observable<VoiceEvent> | undefined;
   private current: ActiveReply | undefined;
   private utterance: UtteranceState | undefined;
@@ -61,6 +66,7 @@ export class CallSession {
     this.callCtx = call.ctx;
     this.traceId = trace.getSpanContext(call.ctx)!.traceId;
     this.startedAtMs = options.clock.now();
+    this.utteranceOptions = options;
   }
 
   /** Resolves when no engine, dialogue or synthesis work is in flight (for drivers with a virtual clock). */
@@ -79,13 +85,23 @@ export class CallSession {
   start(): void {
     const o = this.options;
     try {
+      this.callStt = o.stt.forCall?.({ callerSampleRate: () => this.callerSampleRate });
+    } catch (error) {
+      this.fail('asr', error);
+      this.end('speech recognition unavailable');
+      return;
+    }
+    const stt: SpeechToText = this.callStt ?? o.stt;
+    this.utteranceOptions = { ...o, stt };
+    try {
       this.vad = o.vad();
     } catch (error) {
       this.fail('vad', error);
       this.end('voice activity detector unavailable');
       return;
     }
-    this.voice$ = callerVoice(this.transport.audio$, this.vad, o.clock, this.tracker, {
+    const audio$ = this.transport.audio$.pipe(tap((frame) => (this.callerSampleRate ??= frame.sampleRate)));
+    this.voice$ = callerVoice(audio$, this.vad, o.clock, this.tracker, {
       ...o.voice,
       minSilenceMs: o.modeSettings.endpointSilenceMs,
     });
@@ -133,7 +149,7 @@ export class CallSession {
     const frames$ = utteranceAudio(this.voice$!, event.utterance);
     const state = new UtteranceState(
       {
-        options: o,
+        options: this.utteranceOptions,
         tracker: this.tracker,
         turnSpan: turn.span,
         turnCtx: turn.ctx,
@@ -377,6 +393,7 @@ export class CallSession {
     }
     for (const subscription of this.subscriptions) subscription.unsubscribe();
     this.vad?.release();
+    this.callStt?.release();
     const summary = this.buildSummary(reason);
     setMetricAttributes(this.callSpan, 'shoal', { turns: summary.turns.length, interruptions: summary.interruptions, errors: summary.errors, duration_ms: summary.durationMs });
     this.callSpan.setAttribute('shoal.hangup_reason', reason);

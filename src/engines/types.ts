@@ -46,10 +46,19 @@ export interface StreamingRecognizer {
   close(): void;
 }
 
+export interface RecognizerOptions {
+  language?: string;
+  /**
+   * The 16 kHz audio was resampled from 8 kHz telephone audio (nothing above 4 kHz): an engine that
+   * adapts to the channel may start from a state suited to it. Default false.
+   */
+  telephoneBand?: boolean;
+}
+
 export interface SpeechRecognitionEngine {
   readonly name: string;
   /** Throws EngineUnavailableError (with what to install) when the engine's library or model is missing. */
-  createRecognizer(options?: { language?: string }): StreamingRecognizer;
+  createRecognizer(options?: RecognizerOptions): StreamingRecognizer;
   /** Whole-buffer recognition of 16 kHz mono PCM. */
   transcribe(pcm16k: Int16Array, options?: { language?: string; signal?: AbortSignal }): Promise<Hypothesis>;
 }

@@ -1,13 +1,17 @@
-import { Observable } from 'rxjs';
+import { defer, finalize, Observable } from 'rxjs';
 import type { AudioFrame } from '../../audio/index.js';
 import type { Hypothesis, SpeechRecognitionEngine, StreamingRecognizer } from '../../engines/index.js';
-import type { SpeechToText, TranscriptEvent, WorkOptions } from '../contracts.js';
+import type { CallAudio, CallSpeechToText, SpeechToText, TranscriptEvent, WorkOptions } from '../contracts.js';
+import { CallRecognizer } from './call-recognizer.js';
 
 export interface StreamingEngineSttOptions {
   /** An interim transcript is asked for after each this many ms of new audio; 0 for finals only. */
   interimEveryMs: number;
   language?: string;
 }
+
+/** Callers at this rate or below are heard through a telephone band (nothing above 4 kHz). */
+const telephoneSampleRate = 8000;
 
 export const defaults: StreamingEngineSttOptions = { interimEveryMs: 160 };
 
@@ -25,28 +29,46 @@ export class StreamingEngineSpeechToText implements SpeechToText {
     this.options = { ...defaults, ...options };
   }
 
+  /** One recognizer for the whole call, so the decoder's cepstral mean adapts to the caller's line. */
+  forCall(call?: CallAudio): CallSpeechToText {
+    const recognizer = new CallRecognizer(() => this.createRecognizer(call?.callerSampleRate()));
+    return {
+      transcribe: (utterance$, work) => this.recognize(recognizer, utterance$, work),
+      release: () => recognizer.release(),
+    };
+  }
+
+  /** Each utterance on a fresh recognizer (nothing carries over); calls should use `forCall()`. */
   transcribe(utterance$: Observable<AudioFrame>, work: WorkOptions = {}): Observable<TranscriptEvent> {
+    return defer(() => {
+      const recognizer = new CallRecognizer(() => this.createRecognizer());
+      return this.recognize(recognizer, utterance$, work).pipe(finalize(() => recognizer.release()));
+    });
+  }
+
+  private createRecognizer(callerSampleRate?: number): StreamingRecognizer {
+    const telephoneBand = callerSampleRate !== undefined && callerSampleRate <= telephoneSampleRate;
+    return this.engine.createRecognizer({ language: this.options.language, telephoneBand });
+  }
+
+  private recognize(recognizer: CallRecognizer, utterance$: Observable<AudioFrame>, work: WorkOptions = {}): Observable<TranscriptEvent> {
     const track = <T>(promise: Promise<T>) => (work.track ? work.track(promise) : promise);
     return new Observable<TranscriptEvent>((subscriber) => {
-      let recognizer: StreamingRecognizer | undefined;
-      let chain: Promise<void> = Promise.resolve();
       let sinceInterimMs = 0;
       let lastInterim = '';
       let stopped = false;
+      let completed = false;
       const fail = (error: unknown) => {
         if (!stopped) subscriber.error(error);
         stopped = true;
       };
       let queued = 0;
-      const step = (action: (r: StreamingRecognizer) => Promise<void>) => {
+      const step = (work: Promise<unknown>) => {
         queued++;
-        chain = chain.then(() => (stopped ? undefined : action(recognizer!))).finally(() => queued--);
-        void track(chain).catch(fail);
+        void track(work.finally(() => queued--)).catch(fail);
       };
-      try {
-        recognizer = this.engine.createRecognizer({ language: this.options.language });
-      } catch (error) {
-        subscriber.error(error);
+      if (recognizer.isReleased) {
+        subscriber.error(new Error('the call speech recognizer was released'));
         return;
       }
       const emit = (hypothesis: Hypothesis, final: boolean) => {
@@ -54,6 +76,7 @@ export class StreamingEngineSpeechToText implements SpeechToText {
       };
       const subscription = utterance$.subscribe({
         next: (frame) => {
+          if (stopped) return;
           if (frame.sampleRate !== 16000) {
             fail(new RangeError(`speech recognition takes 16000 Hz audio, got ${frame.sampleRate} Hz`));
             return;
@@ -62,29 +85,35 @@ export class StreamingEngineSpeechToText implements SpeechToText {
           // An interim only when the recognizer keeps up: a backlog would delay the final at the endpoint.
           const wantInterim = this.options.interimEveryMs > 0 && sinceInterimMs >= this.options.interimEveryMs && queued === 0;
           if (wantInterim) sinceInterimMs = 0;
-          step(async (r) => {
-            await r.write(frame.samples);
-            if (!wantInterim || stopped) return;
-            const hypothesis = await r.partial();
-            if (hypothesis.text && hypothesis.text !== lastInterim) {
-              lastInterim = hypothesis.text;
-              emit(hypothesis, false);
-            }
-          });
+          const cancelled = () => stopped;
+          step(recognizer.write(frame.samples, cancelled));
+          if (!wantInterim) return;
+          step(
+            recognizer.partial(cancelled).then((hypothesis) => {
+              if (hypothesis?.text && hypothesis.text !== lastInterim) {
+                lastInterim = hypothesis.text;
+                emit(hypothesis, false);
+              }
+            }),
+          );
         },
         error: fail,
-        complete: () =>
-          step(async (r) => {
-            const hypothesis = await r.finish();
-            emit(hypothesis, true);
-            if (!stopped) subscriber.complete();
-          }),
+        complete: () => {
+          if (stopped) return;
+          completed = true;
+          step(
+            recognizer.finish().then((hypothesis) => {
+              emit(hypothesis, true);
+              if (!stopped) subscriber.complete();
+            }),
+          );
+        },
       });
       return () => {
         stopped = true;
         subscription.unsubscribe();
-        const r = recognizer;
-        void chain.catch(() => undefined).finally(() => r?.close());
+        // Given up half-way (barge-in cancelled, hangup, error): finish it so the next utterance starts clean.
+        if (!completed && !recognizer.isReleased) void track(recognizer.abandonUtterance()).catch(() => undefined);
       };
     });
   }

@@ -79,11 +79,17 @@ export class CepstralMeanState {
     return new CepstralMeanState(feat, fields.cmn_struct, fields.cmn, mean);
   }
 
-  /** Puts back the CMN mode, mean and (empty) running sum the decoder started with. */
-  restore(): void {
+  /**
+   * Puts back the CMN mode, mean and (empty) running sum the decoder started with; `mean` (one value per
+   * cepstral coefficient) replaces the starting mean when given.
+   */
+  restore(mean: readonly number[] = this.initialMean): void {
+    if (mean.length !== this.initialMean.length) {
+      throw new RangeError(`a cepstral mean has ${this.initialMean.length} values here, got ${mean.length}`);
+    }
     const cmn = koffi.decode(this.cmnStruct, CmnStruct) as CmnFields;
     koffi.encode(this.feat, koffi.offsetof(FeatPrefix, 'cmn'), 'int', this.mode);
-    koffi.encode(cmn.cmn_mean, 'float', this.initialMean, this.initialMean.length);
+    koffi.encode(cmn.cmn_mean, 'float', [...mean], mean.length);
     koffi.encode(cmn.sum, 'float', new Array<number>(this.initialMean.length).fill(0), this.initialMean.length);
     koffi.encode(this.cmnStruct, koffi.offsetof(CmnStruct, 'nframe'), 'int32', 0);
   }

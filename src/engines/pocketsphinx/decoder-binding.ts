@@ -123,10 +123,13 @@ export class SphinxDecoder {
     return new SphinxDecoder(lib, handle, CepstralMeanState.capture(lib.featureComputation(handle)));
   }
 
-  /** Ends any open utterance and forgets all audio heard so far, as a newly made decoder would. */
-  startAfresh(): void {
+  /**
+   * Ends any open utterance and forgets all audio heard so far, as a newly made decoder would; with
+   * `initialMean`, the cepstral mean starts from it instead of the model's `-cmninit`.
+   */
+  startAfresh(initialMean?: readonly number[]): void {
     this.reset();
-    this.cepstralMean?.restore();
+    this.cepstralMean?.restore(initialMean);
   }
 
   /**

@@ -3,6 +3,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { loadPocketSphinx, SphinxDecoder, type PocketSphinxLibrary, type SharedLanguageModel } from './decoder-binding.js';
 import { decoderArguments } from './options.js';
 import type { DecoderReply, DecoderRequest, DecoderWorkerData } from './protocol.js';
+import { telephoneCepstralMean } from './telephone-cepstral-mean.js';
 
 const { options } = workerData as DecoderWorkerData;
 const leased = new Map<number, SphinxDecoder>();
@@ -13,16 +14,19 @@ const languageModel: SharedLanguageModel = { path: options.languageModelPath };
 class UnavailableError extends Error {}
 
 /** A decoder that has heard nothing yet: a pooled one is reset, so no lease inherits another's audio. */
-function acquire(): { decoder: SphinxDecoder; initMs?: number } {
+function acquire(telephoneBand = false): { decoder: SphinxDecoder; initMs?: number } {
+  const initialMean = telephoneBand ? telephoneCepstralMean : undefined;
   const reused = idle.pop();
   if (reused) {
-    reused.startAfresh();
+    reused.startAfresh(initialMean);
     return { decoder: reused };
   }
   const started = performance.now();
   try {
     library ??= loadPocketSphinx(options.libraryPath, options.sphinxbaseLibraryPath);
-    return { decoder: SphinxDecoder.create(library, decoderArguments(options), languageModel), initMs: performance.now() - started };
+    const decoder = SphinxDecoder.create(library, decoderArguments(options), languageModel);
+    if (initialMean) decoder.startAfresh(initialMean);
+    return { decoder, initMs: performance.now() - started };
   } catch (error) {
     throw new UnavailableError((error as Error).message);
   }
@@ -43,7 +47,7 @@ function leaseOf(lease: number): SphinxDecoder {
 function handle(request: DecoderRequest): Omit<Extract<DecoderReply, { ok: true }>, 'seq'> {
   switch (request.op) {
     case 'open': {
-      const { decoder, initMs } = acquire();
+      const { decoder, initMs } = acquire(request.telephoneBand);
       leased.set(request.lease, decoder);
       return { ok: true, initMs };
     }

@@ -1,4 +1,4 @@
-import type { Hypothesis, SpeechRecognitionEngine, StreamingRecognizer, WordTiming } from '../types.js';
+import type { Hypothesis, RecognizerOptions, SpeechRecognitionEngine, StreamingRecognizer, WordTiming } from '../types.js';
 import { UnsupportedLanguageError } from '../errors.js';
 import { checkPocketSphinxInstalled } from './availability.js';
 import { DecoderHost } from './decoder-host.js';
@@ -24,9 +24,9 @@ export class PocketSphinxEngine implements SpeechRecognitionEngine {
     this.host = DecoderHost.shared(this.options);
   }
 
-  createRecognizer(options: { language?: string } = {}): StreamingRecognizer {
+  createRecognizer(options: RecognizerOptions = {}): StreamingRecognizer {
     this.ensureAvailable(options.language);
-    return new PocketSphinxRecognizer(this.host, this.host.newLease());
+    return new PocketSphinxRecognizer(this.host, this.host.newLease(), options.telephoneBand ?? false);
   }
 
   /** Long audio is decoded as consecutive utterances of at most 20 s, cut at quiet points. */

@@ -3,7 +3,7 @@ import type { PocketSphinxOptions } from './options.js';
 
 /** Messages from the main thread to the decoder worker. `lease` names one recognizer's decoder. */
 export type DecoderRequest =
-  | { seq: number; op: 'open'; lease: number }
+  | { seq: number; op: 'open'; lease: number; telephoneBand?: boolean }
   | { seq: number; op: 'write'; lease: number; pcm: Int16Array }
   | { seq: number; op: 'partial'; lease: number }
   | { seq: number; op: 'finish'; lease: number }

@@ -11,8 +11,9 @@ export class PocketSphinxRecognizer implements StreamingRecognizer {
   constructor(
     private readonly host: DecoderHost,
     private readonly lease: number,
+    telephoneBand = false,
   ) {
-    this.opened = host.request({ op: 'open', lease });
+    this.opened = host.request({ op: 'open', lease, telephoneBand });
     // A failed open surfaces on the next call; this keeps it from being reported as unhandled meanwhile.
     this.opened.catch(() => undefined);
   }
