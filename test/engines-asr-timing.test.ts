@@ -23,3 +23,18 @@ describe('pocketsphinx word times', () => {
     expect(lastWord.endMs / 1000).toBeLessThan(samples.length / 16000);
   }, 60_000);
 });
+
+describe('voiced regions for whole-utterance decoding', () => {
+  it('splits at long silences, keeps padding, and finds nothing in silence', async () => {
+    const { voicedRegions } = await import('../src/engines/pocketsphinx/long-audio.js');
+    const burst = (ms: number) => Int16Array.from({ length: ms * 16 }, (_, i) => Math.round(6000 * Math.sin(i / 3)));
+    const silence = (ms: number) => new Int16Array(ms * 16);
+    const pcm = Int16Array.from([...silence(1000), ...burst(500), ...silence(300), ...burst(400), ...silence(2000), ...burst(600), ...silence(1000)]);
+    const regions = voicedRegions({ startSample: 16000, pcm });
+    expect(regions.map((r) => [r.startSample / 16 - 1000, r.pcm.length / 16])).toEqual([
+      [700, 500 + 300 + 400 + 600],
+      [700 + 300 + 1200 + 2000 - 300, 600 + 600],
+    ]);
+    expect(voicedRegions({ startSample: 0, pcm: silence(3000) })).toEqual([]);
+  });
+});

@@ -134,7 +134,8 @@ describe('pocketsphinx recognition', () => {
 
   test('a model that exists but cannot be loaded is an EngineUnavailableError, and the process survives', async () => {
     const broken = new PocketSphinxEngine({ acousticModelDir: '/tmp' });
-    await expect(broken.transcribe(new Int16Array(16000))).rejects.toThrow(EngineUnavailableError);
+    const tone = Int16Array.from({ length: 16000 }, (_, i) => Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / 16000)));
+    await expect(broken.transcribe(tone)).rejects.toThrow(EngineUnavailableError);
     const recognizer = broken.createRecognizer();
     await expect(recognizer.write(new Int16Array(1600))).rejects.toThrow(/ps_init failed.*apt-get install/);
     recognizer.close();

@@ -2,7 +2,7 @@ import type { Hypothesis, RecognizerOptions, SpeechRecognitionEngine, StreamingR
 import { UnsupportedLanguageError } from '../errors.js';
 import { checkPocketSphinxInstalled } from './availability.js';
 import { DecoderHost } from './decoder-host.js';
-import { splitAtQuietPoints } from './long-audio.js';
+import { splitAtQuietPoints, voicedRegions } from './long-audio.js';
 import { defaults, type PocketSphinxOptions } from './options.js';
 import { PocketSphinxRecognizer } from './streaming-recognizer.js';
 
@@ -34,7 +34,7 @@ export class PocketSphinxEngine implements SpeechRecognitionEngine {
     options.signal?.throwIfAborted();
     this.ensureAvailable(options.language);
     const words: WordTiming[] = [];
-    for (const piece of splitAtQuietPoints(pcm16k)) {
+    for (const piece of splitAtQuietPoints(pcm16k).flatMap((whole) => voicedRegions(whole))) {
       const reply = await this.host.request({ op: 'transcribe', pcm: piece.pcm });
       options.signal?.throwIfAborted();
       const offsetMs = (piece.startSample / 16000) * 1000;
