@@ -1,5 +1,7 @@
+import type { Span } from '@opentelemetry/api';
 import { median, type SessionSummary, type TurnMetrics, type TurnReport } from './events.js';
 import type { AgentReply } from './reply.js';
+import { setMetricAttributes } from './tracing.js';
 
 /** Fills a turn's metrics from its reply; the framework's share is voice-to-voice minus the stages it waited for. */
 export function completeTurnMetrics(report: TurnReport, reply: AgentReply, agentText: string, finalWall?: number): void {
@@ -44,4 +46,35 @@ export function summarizeCall(totals: CallTotals): SessionSummary {
       ttsFirstAudioMs: pick('ttsFirstAudioMs'),
     },
   };
+}
+
+/** What one call has done so far: its finished turns and counters, ready to become the hangup summary. */
+export class CallRecord {
+  interruptions = 0;
+  errors = 0;
+  private readonly reports: TurnReport[] = [];
+  private lastTurn = 0;
+
+  constructor(
+    private readonly traceId: string,
+    private readonly startedAtMs: number,
+  ) {}
+
+  /** Gives a turn the next number, once. */
+  number(report: TurnReport): void {
+    if (report.turn === 0) report.turn = ++this.lastTurn;
+  }
+
+  /** Completes a turn's metrics, puts them on its span, ends the span and keeps the report. */
+  close(report: TurnReport, reply: AgentReply, agentText: string, turnSpan: Span, finalWall?: number): void {
+    completeTurnMetrics(report, reply, agentText, finalWall);
+    setMetricAttributes(turnSpan, 'shoal', { ...report.metrics, turn: report.turn });
+    turnSpan.end();
+    this.reports.push(report);
+  }
+
+  summary(reason: string, nowMs: number): SessionSummary {
+    const { reports, interruptions, errors, traceId } = this;
+    return summarizeCall({ reason, durationMs: nowMs - this.startedAtMs, reports, interruptions, errors, traceId });
+  }
 }

@@ -6,7 +6,7 @@ import { WorkTracker } from '../pipeline/work.js';
 import type { CallSpeechToText, ConversationMessage, DialogueOutput, SpeechToText, Transport } from './contracts.js';
 import { inStage, type TurnStageError } from './errors.js';
 import type { AgentEvent, SessionSummary, TurnReport } from './events.js';
-import { completeTurnMetrics, summarizeCall } from './call-report.js';
+import { CallRecord } from './call-report.js';
 import { CallTimers } from './call-timers.js';
 import { callerVoice, utteranceAudio } from './caller-voice.js';
 import { AgentReply } from './reply.js';
@@ -36,8 +36,7 @@ export class CallSession {
   private readonly subscriptions: Subscription[] = [];
   private readonly callSpan: Span;
   private readonly callCtx: Context;
-  private readonly startedAtMs: number;
-  private readonly reports: TurnReport[] = [];
+  private readonly record: CallRecord;
   private resolveSummary!: (summary: SessionSummary) => void;
   private vad: VoiceActivityDetector | undefined;
   /** The call's own recognizer scope (`stt.forCall()`), released at hangup; absent when the STT has none. */
@@ -49,9 +48,6 @@ export class CallSession {
   private current: ActiveReply | undefined;
   private utterance: UtteranceState | undefined;
   private timers: CallTimers | undefined;
-  private turnNumber = 0;
-  private interruptions = 0;
-  private errors = 0;
   private ended = false;
 
   constructor(
@@ -65,7 +61,7 @@ export class CallSession {
     this.callSpan = call.span;
     this.callCtx = call.ctx;
     this.traceId = trace.getSpanContext(call.ctx)!.traceId;
-    this.startedAtMs = options.clock.now();
+    this.record = new CallRecord(this.traceId, options.clock.now());
     this.utteranceOptions = options;
   }
 
@@ -199,7 +195,7 @@ export class CallSession {
     const heard = active.reply.heardText();
     active.reply.cancel();
     this.transport.clear();
-    this.interruptions++;
+    this.record.interruptions++;
     this.emit({ type: 'interrupted', turn: active.report.turn, playedText: heard });
     this.emit({ type: 'agent-stopped-speaking', turn: active.report.turn, interrupted: true });
     this.history.push({ role: 'agent', text: heard, interrupted: true });
@@ -310,10 +306,7 @@ export class CallSession {
   }
 
   private finishReport(active: ActiveReply, agentText: string): void {
-    completeTurnMetrics(active.report, active.reply, agentText, active.utterance?.finalWall);
-    setMetricAttributes(active.turnSpan, 'shoal', { ...active.report.metrics, turn: active.report.turn });
-    active.turnSpan.end();
-    this.reports.push(active.report);
+    this.record.close(active.report, active.reply, agentText, active.turnSpan, active.utterance?.finalWall);
     this.emit({ type: 'turn-metrics', report: active.report });
   }
 
@@ -343,7 +336,7 @@ export class CallSession {
       if (previous.reply.hasStarted) this.transport.clear();
       this.finishReport(previous, heard);
     }
-    if (active.kind !== 'greeting' && active.report.turn === 0) active.report.turn = ++this.turnNumber;
+    if (active.kind !== 'greeting') this.record.number(active.report);
     this.current = active;
   }
 
@@ -367,7 +360,7 @@ export class CallSession {
   }
 
   private fail(stage: TurnStageError['stage'], error: unknown): void {
-    this.errors++;
+    this.record.errors++;
     const failure = inStage(stage, error);
     this.callSpan.addEvent('error', { 'shoal.stage': stage, 'exception.message': failure.message });
     this.emit({ type: 'error', stage, message: failure.message });
@@ -394,7 +387,7 @@ export class CallSession {
     for (const subscription of this.subscriptions) subscription.unsubscribe();
     this.vad?.release();
     this.callStt?.release();
-    const summary = this.buildSummary(reason);
+    const summary = this.record.summary(reason, this.options.clock.now());
     setMetricAttributes(this.callSpan, 'shoal', { turns: summary.turns.length, interruptions: summary.interruptions, errors: summary.errors, duration_ms: summary.durationMs });
     this.callSpan.setAttribute('shoal.hangup_reason', reason);
     this.callSpan.end();
@@ -402,10 +395,5 @@ export class CallSession {
     this.events.complete();
     if (!byCaller) this.transport.hangup(reason);
     this.resolveSummary(summary);
-  }
-
-  private buildSummary(reason: string): SessionSummary {
-    const { reports, interruptions, errors, traceId } = this;
-    return summarizeCall({ reason, durationMs: this.options.clock.now() - this.startedAtMs, reports, interruptions, errors, traceId });
   }
 }
