@@ -4,6 +4,7 @@ export {
   applyGainDb,
   bytesToInt16,
   clipToInt16,
+  concatSamples,
   dbToLinear,
   float32ToInt16,
   int16ToBytes,

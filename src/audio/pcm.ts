@@ -81,3 +81,14 @@ export function peak(samples: Int16Array): number {
   }
   return max / 32768;
 }
+
+/** Joins sample buffers into one new buffer (always a copy, so parts may be views of reused memory). */
+export function concatSamples(parts: readonly Int16Array[]): Int16Array {
+  const out = new Int16Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}

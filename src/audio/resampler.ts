@@ -1,5 +1,6 @@
 import type { SpeexResamplerModule } from '@echogarden/speex-resampler-wasm';
 import { UnsupportedAudioSettingError } from './errors.js';
+import { concatSamples } from './pcm.js';
 import type { AudioFrame } from './frame.js';
 
 /** The rates Shoal moves audio at, in Hz; tested pairwise. Any integer rate in RESAMPLER_RATE_RANGE works too (uploads come at odd rates). */
@@ -122,7 +123,7 @@ export class Resampler {
         parts.push(part);
         produced += part.length;
       }
-      tail = joinInt16(parts).subarray(0, Math.max(0, expected - this.samplesOut));
+      tail = concatSamples(parts).subarray(0, Math.max(0, expected - this.samplesOut));
       speex._speex_resampler_reset_mem(this.state);
       speex._speex_resampler_skip_zeros(this.state);
     }
@@ -169,7 +170,7 @@ export class Resampler {
       produced += madeOut;
       if (usedIn === 0 && madeOut === 0) break;
     }
-    return parts.length === 1 ? parts[0]! : joinInt16(parts);
+    return parts.length === 1 ? parts[0]! : concatSamples(parts);
   }
 
   private ensureCapacity(samples: number): void {
@@ -194,7 +195,7 @@ export async function resample(
 ): Promise<Int16Array> {
   const resampler = await Resampler.create(inputRate, outputRate, options);
   try {
-    return joinInt16([resampler.process(samples), resampler.flush()]);
+    return concatSamples([resampler.process(samples), resampler.flush()]);
   } finally {
     resampler.destroy();
   }
@@ -214,16 +215,4 @@ function freeAll(speex: SpeexResamplerModule, state: number, lengths: number, bu
   if (lengths) speex._free(lengths);
   for (const pointer of buffers) speex._free(pointer);
   buffers.length = 0;
-}
-
-function joinInt16(parts: Int16Array[]): Int16Array {
-  let length = 0;
-  for (const part of parts) length += part.length;
-  const out = new Int16Array(length);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }

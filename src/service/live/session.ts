@@ -1,13 +1,13 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { RawData, WebSocket } from 'ws';
-import { createEncoder, type StreamingEncoder } from '../../audio/index.js';
+import { concatBytes, createEncoder, type StreamingEncoder } from '../../audio/index.js';
 import { ServiceError, type Principal } from '../accounts.js';
 import type { ServiceContext } from '../context.js';
 import { RequestValidationError, statusOf } from '../http/errors.js';
 import { decodeMsgpack, encodeMsgpack } from '../http/msgpack.js';
 import type { ServerSpan } from '../http/tracing.js';
 import { chunkAlignment } from '../tts/alignment.js';
-import { encodeInPieces, joinBytes } from '../tts/encoded-stream.js';
+import { encodeInPieces } from '../tts/encoded-stream.js';
 import type { ModelProfile } from '../tts/models.js';
 import { prepareTts, type TtsPlan } from '../tts/prepare.js';
 import { synthesizeChunks, workingSampleRate, type SynthesizedChunk } from '../tts/synthesis.js';
@@ -217,7 +217,7 @@ export class LiveTtsSession {
       for await (const { bytes } of encodeInPieces(encoder, samples)) parts.push(bytes);
       this.send({
         event: 'audio',
-        audio: joinBytes(parts),
+        audio: concatBytes(parts),
         time: Math.round(this.audioMs),
         content: chunk.chunk.text,
         alignment: chunkAlignment(chunk.words, chunkMs),

@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { StreamingEncoder } from '../../audio/index.js';
+import { concatBytes, type StreamingEncoder } from '../../audio/index.js';
 import type { SynthesizedChunk } from './synthesis.js';
 
 export const defaults = {
@@ -24,18 +24,6 @@ export interface ChunkSource {
   first: IteratorResult<SynthesizedChunk>;
   rest: AsyncIterator<SynthesizedChunk>;
   count: number;
-}
-
-export function joinBytes(parts: Uint8Array[]): Uint8Array {
-  const nonEmpty = parts.filter((part) => part.length > 0);
-  if (nonEmpty.length <= 1) return nonEmpty[0] ?? new Uint8Array(0);
-  const out = new Uint8Array(nonEmpty.reduce((sum, part) => sum + part.length, 0));
-  let offset = 0;
-  for (const part of nonEmpty) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }
 
 /** Encodes samples a piece at a time, yielding each piece's bytes and first sample, with an event-loop turn in between. */
@@ -88,7 +76,7 @@ export async function* encodeChunks(source: ChunkSource, encoder: StreamingEncod
         ended = true;
         parts.push(encoder.end());
       }
-      yield { chunk: current.value, bytes: joinBytes(parts), seq, offsetMs };
+      yield { chunk: current.value, bytes: concatBytes(parts), seq, offsetMs };
       offsetMs += (current.value.samples.length * 1000) / encoder.inputSampleRate;
     }
   } finally {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { decodeAudio, resample } from '../../audio/index.js';
+import { concatSamples, decodeAudio, resample } from '../../audio/index.js';
 import { analyzeVoice, nearestVoice, type VoiceSettings } from '../../engines/index.js';
 import { ServiceError } from '../accounts.js';
 import type { ReferenceAudio } from './schema.js';
@@ -22,16 +22,6 @@ async function decodeReference(reference: ReferenceAudio, where: string): Promis
   }
 }
 
-function joinSamples(parts: Int16Array[]): Int16Array {
-  const out = new Int16Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
-}
-
 /**
  * The nearest local voice to inline reference audio: the references' pitch and speaking rate are measured
  * and the closest flite voice is set to them. An approximation of cloning, not a neural clone.
@@ -43,7 +33,7 @@ export async function voiceFromReferences(references: ReferenceAudio[], where: s
   const key = hash.digest('hex');
   const known = cache.get(key);
   if (known) return { ...known };
-  const samples = joinSamples(await Promise.all(references.map((reference, index) => decodeReference(reference, `${where}[${index}]`))));
+  const samples = concatSamples(await Promise.all(references.map((reference, index) => decodeReference(reference, `${where}[${index}]`))));
   let voice: VoiceSettings;
   try {
     voice = nearestVoice(analyzeVoice(samples, defaults.analysisSampleRate));
