@@ -1,6 +1,7 @@
 import type { Observable } from 'rxjs';
 import type { AudioFrame } from '../audio/frame.js';
 import type { WordTiming } from '../engines/types.js';
+import type { Expectation } from './expectations.js';
 
 /** W3C trace context of a call, as carried by its transport. */
 export interface CallTraceContext {
@@ -96,7 +97,9 @@ export interface ConversationMessage {
 export type DialogueOutput =
   | { type: 'text'; delta: string }
   | { type: 'tool-call'; name: string; arguments: Record<string, unknown>; result?: unknown }
-  | { type: 'end-call'; reason?: string };
+  | { type: 'end-call'; reason?: string }
+  /** Sets what the caller is expected to say next (e.g. from an LLM tool); overrides `Dialogue.expectations`. */
+  | { type: 'expect'; expectations: readonly Expectation[] };
 
 export interface DialogueInput {
   history: readonly ConversationMessage[];
@@ -111,4 +114,9 @@ export interface Dialogue {
   respond(input: DialogueInput): Observable<DialogueOutput>;
   /** Called for silence timeouts; returns the reprompt line. */
   reprompt?(history: readonly ConversationMessage[]): string | undefined;
+  /**
+   * What the caller is expected to say in the next turn, asked after each agent reply (and the greeting).
+   * Recognition and endpointing use it; `undefined` or `[]` means open vocabulary.
+   */
+  expectations?(history: readonly ConversationMessage[]): readonly Expectation[] | undefined;
 }
