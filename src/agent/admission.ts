@@ -37,7 +37,7 @@ export class CallAdmission {
   private isDraining = false;
 
   constructor(options: Partial<AdmissionOptions> = {}) {
-    const { maxCalls } = { ...defaults, ...options };
+    const maxCalls = options.maxCalls ?? defaults.maxCalls;
     if (!Number.isInteger(maxCalls) || maxCalls < 1) throw new RangeError(`maxCalls must be a positive integer, got ${maxCalls}`);
     this.capacity = maxCalls;
   }
