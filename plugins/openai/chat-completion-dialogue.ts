@@ -138,7 +138,7 @@ export class ChatCompletionDialogue implements Dialogue {
           messages.push({ role: 'tool', tool_call_id: call.id, content: toolResultContent({ result: null }) });
           continue;
         }
-        if (!tool.speculative && input.speculative && !(await input.speculative.kept)) return;
+        if (!tool.speculative && input.speculative && !(await input.speculative.kept())) return;
         if (signal.aborted) return;
         if (name === EXPECT_TOOL && args.value) {
           const expectations = expectationsOf(args.value);

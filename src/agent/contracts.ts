@@ -118,11 +118,12 @@ export type DialogueOutput =
 
 /**
  * A reply started on an interim transcript, before the caller's turn was final (low-latency mode). It may
- * stream text, but actions with side effects must wait for `kept`: true when the final transcript confirmed
+ * stream text, but actions with side effects must wait for `kept()`: true when the final transcript confirmed
  * the reply, false when it was discarded (then the reply is also unsubscribed).
  */
 export interface SpeculativeTurn {
-  readonly kept: Promise<boolean>;
+  /** Resolves once the reply's fate is known; waiting on it is not counted as work in flight. */
+  kept(): Promise<boolean>;
 }
 
 export interface DialogueInput {

@@ -21,14 +21,20 @@ export class ReplyTools {
   private fate: 'pending' | 'kept' | 'discarded';
   private settle: (kept: boolean) => void = () => undefined;
 
+  /**
+   * `waiting` wraps the wait for a speculative reply's fate (the session's work tracker does not count it as
+   * work, so a virtual clock can move on to the final transcript).
+   */
   constructor(
     readonly reply: number,
     speculative: boolean,
     private readonly turn: () => number | undefined,
     private readonly emit: (event: ToolCallEvent) => void,
+    waiting: (fate: Promise<boolean>) => Promise<boolean> = (fate) => fate,
   ) {
     this.fate = speculative ? 'pending' : 'kept';
-    this.speculative = speculative ? { kept: new Promise<boolean>((resolve) => (this.settle = resolve)) } : undefined;
+    const fate = new Promise<boolean>((resolve) => (this.settle = resolve));
+    this.speculative = speculative ? { kept: () => (this.fate === 'pending' ? waiting(fate) : fate) } : undefined;
   }
 
   record(output: ToolCallOutput, atText: number): void {

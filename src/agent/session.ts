@@ -76,7 +76,7 @@ export class CallSession {
     for (;;) {
       await this.tracker.idle();
       await new Promise((resolve) => setImmediate(resolve));
-      if (this.tracker.pending === 0) return;
+      if (this.tracker.pending <= 0) return;
     }
   }
 
@@ -278,7 +278,7 @@ export class CallSession {
     const ctx = continues || !utterance ? trace.setSpan(this.callCtx, turnSpan) : parent;
     const report: TurnReport = continues?.report ?? { turn: 0, user_text: '', agent_text: '', interrupted: false, metrics: { interrupted: false } };
     let active!: ActiveReply;
-    const tools = new ReplyTools(++this.replies, speculative, () => report.turn || undefined, (event) => this.emit(event));
+    const tools = new ReplyTools(++this.replies, speculative, () => report.turn || undefined, (event) => this.emit(event), (fate) => this.tracker.waitingFor(fate));
     const reply = new AgentReply(
       { tts: o.tts, sink: this.transport, clock: o.clock, tracker: this.tracker, tracer: o.tracer, chunking: { firstChunk: o.modeSettings.firstChunk }, playout: o.playout },
       outputs(tools),
