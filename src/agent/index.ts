@@ -15,7 +15,7 @@ export { VoiceAgent } from './voice-agent.js';
 export { CallSession } from './session.js';
 export { defaults as agentDefaults, type VoiceAgentOptions, type InterruptionOptions } from './options.js';
 export { defaults as failureDefaults, FailurePolicy, failureStage, type FailureOptions, type FailureVerdict } from './failure-policy.js';
-export { defaults as modeDefaults, modeSettings, type AgentMode, type ModeSettings } from './modes.js';
+export { defaults as modeDefaults, interimEveryMsOf, modeSettings, type AgentMode, type ModeSettings } from './modes.js';
 export type { AgentEvent, SessionSummary, TurnMetrics, TurnReport, Stage, FailureStage } from './events.js';
 export { median, percentile } from './events.js';
 export { TurnStageError } from './errors.js';
