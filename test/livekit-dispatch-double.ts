@@ -107,7 +107,7 @@ export class DispatchServerDouble {
 
   /** Messages of one kind received so far. */
   of<K extends Received['case']>(kind: K): Extract<Received, { case: K }>['value'][] {
-    return this.received.filter((m) => m.case === kind).map((m) => m.value) as Extract<Received, { case: K }>['value'][];
+    return this.received.filter((m) => m.case === kind).map((m) => m.value) as unknown as Extract<Received, { case: K }>['value'][];
   }
 
   /** Waits until `check` holds over the received messages (re-checked on each new message). */
