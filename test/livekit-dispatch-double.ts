@@ -6,7 +6,8 @@ import { TokenVerifier } from 'livekit-server-sdk';
 import { WebSocketServer, type WebSocket } from 'ws';
 
 type Outgoing = NonNullable<NonNullable<ConstructorParameters<typeof ServerMessage>[0]>['message']>;
-type Received = NonNullable<WorkerMessage['message']>;
+type Received = Exclude<WorkerMessage['message'], { case: undefined }>;
+type ReceivedValue<K> = Extract<Received, { case: K }> extends { value: infer V } ? V : never;
 
 /**
  * A stand-in for LiveKit server's agent dispatch endpoint, speaking `@livekit/protocol` binary frames on
@@ -106,8 +107,8 @@ export class DispatchServerDouble {
   }
 
   /** Messages of one kind received so far. */
-  of<K extends Received['case']>(kind: K): Extract<Received, { case: K }>['value'][] {
-    return this.received.filter((m) => m.case === kind).map((m) => m.value) as unknown as Extract<Received, { case: K }>['value'][];
+  of<K extends Received['case']>(kind: K): ReceivedValue<K>[] {
+    return this.received.filter((m) => m.case === kind).map((m) => m.value as ReceivedValue<K>);
   }
 
   /** Waits until `check` holds over the received messages (re-checked on each new message). */
