@@ -13,17 +13,17 @@ export interface BusyLineOptions {
   playedTimeoutMs: number;
 }
 
-/** The North American busy signal (480 + 620 Hz, 0.5 s on, 0.5 s off), three bursts. */
+/** The North American busy signal (480 + 620 Hz, 0.5 s on, 0.5 s off): three bursts, 2.5 s. */
 export const defaults: BusyLineOptions = { bursts: 3, cadenceMs: 500, level: 0.2, playedTimeoutMs: 5_000 };
 
 const markName = 'busy-line-played';
 
-/** The busy tone as 8 kHz mu-law, ending with silence. */
+/** The busy tone as 8 kHz mu-law: bursts separated by pauses, ending with the last burst. */
 export function busyTone(options: Partial<BusyLineOptions> = {}): Uint8Array {
   const { bursts, cadenceMs, level } = { ...defaults, ...options };
   const rate = mediaStream.sampleRate;
   const half = Math.round((cadenceMs * rate) / 1000);
-  const samples = new Int16Array(bursts * 2 * half);
+  const samples = new Int16Array((bursts * 2 - 1) * half);
   for (let burst = 0; burst < bursts; burst++) {
     for (let i = 0; i < half; i++) {
       const t = i / rate;

@@ -12,3 +12,4 @@ export { mediaFormat, decodeMedia, encodeMedia, UnsupportedMediaFormatError, typ
 export { StreamTokens, streamTokenDefaults, type StreamTokenOptions } from './stream-tokens.js';
 export * from './carriers/index.js';
 export { CarrierEndpoints, type CarrierEndpointsOptions } from './carrier-endpoints.js';
+export { MediaStreamCaller, type MediaStreamCallerOptions, type HeardAudio } from './media-stream-caller.js';
