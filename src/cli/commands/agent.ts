@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
-import { parsePort } from '../parse.js';
+import { callsPerCore, defaults as admissionDefaults } from '../../agent/admission.js';
+import { parsePort, parsePositiveInteger } from '../parse.js';
 
 export interface AgentCommandOptions {
   agent: string;
@@ -9,6 +10,10 @@ export interface AgentCommandOptions {
   script?: string;
   serviceUrl?: string;
   apiKey?: string;
+  /** Calls taken at once; default: derived from the cores (admissionDefaults.maxCalls). */
+  maxCalls?: number;
+  /** On SIGTERM, the longest wait for calls in progress to end before they are cut. */
+  drainTimeoutMs?: number;
 }
 
 export function registerAgent(program: Command): void {
@@ -22,7 +27,11 @@ export function registerAgent(program: Command): void {
     .option('--script <file>', 'run a scripted dialogue from a JSON or YAML file instead of --agent')
     .option('--service-url <url>', 'hosted speech service base URL (default: the self-hosted service, in-process)')
     .option('--api-key <key>', 'API key for --service-url (default: $FISH_API_KEY or $SHOAL_API_KEY)')
-    .action(async (options: AgentCommandOptions) => {
+    .option('--max-calls <n>', `calls taken at once; more hear a busy line / see "busy" (default: ${callsPerCore} per core = ${admissionDefaults.maxCalls})`, parsePositiveInteger)
+    .option('--drain-timeout <ms>', 'on SIGTERM: stop taking calls, wait this long for calls in progress to end, then exit 0', parsePositiveInteger, 30_000)
+    .addHelpText('after', '\nProbes on the same port: GET /healthz (alive), GET /readyz (200 while taking calls, 503 when full or draining), GET /metrics (Prometheus).')
+    .action(async (raw: AgentCommandOptions & { drainTimeout?: number }) => {
+      const options: AgentCommandOptions = { ...raw, drainTimeoutMs: raw.drainTimeout };
       const { runAgentCommand } = await import('../run-agent.js');
       await runAgentCommand(options);
     });

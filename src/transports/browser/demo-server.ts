@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { StartCall } from '../call-session.js';
+import { handleProbe, type Readiness } from '../../metrics/index.js';
 import { TelephonyEndpoint, type TelephonyTransport } from '../telephony/index.js';
 import { BrowserEndpoint } from './browser-endpoint.js';
 import type { BrowserTransport } from './browser-transport.js';
@@ -15,6 +16,8 @@ export interface DemoServerOptions {
   /** The agents the page's picker offers. */
   agents: AgentListing;
   startCall: StartCall<BrowserTransport | TelephonyTransport>;
+  /** Answers `/healthz`, `/readyz` and `/metrics` when given (what `/readyz` reports). */
+  readiness?: Readiness;
   onError?(error: unknown, where: string): void;
 }
 
@@ -39,7 +42,12 @@ export async function startDemoServer(options: Partial<DemoServerOptions> & Pick
     startCall: o.startCall,
     onError: (error, streamSid) => o.onError?.(error, `telephony stream ${streamSid ?? '(not started)'}`),
   });
-  const http = createServer(demoPageHandler(assets, o.agents));
+  const page = demoPageHandler(assets, o.agents);
+  const readiness = o.readiness;
+  const http = createServer((request, response) => {
+    if (readiness && handleProbe(request, response, readiness)) return;
+    page(request, response);
+  });
   http.on('upgrade', (request, socket, head) => {
     socket.on('error', () => socket.destroy());
     if (browser.handleUpgrade(request, socket, head) || telephony.handleUpgrade(request, socket, head)) return;
