@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { JobStatus, JobType, WorkerStatus } from '@livekit/protocol';
+import { CallAdmission } from '../src/agent/index.js';
 import {
   DispatchConnectError,
   LiveKitWorker,
@@ -138,6 +139,24 @@ describe('LiveKit worker on the agent dispatch protocol', () => {
     const freed = await server.until(() => server.of('updateWorker').slice(before).find((u) => u.status === WorkerStatus.WS_AVAILABLE));
     expect(freed.load).toBeCloseTo(2 / 3, 5);
     expect(freed.jobCount).toBe(2);
+  });
+
+  it("reports the process's call admission, shared with calls from other transports", async () => {
+    const admission = new CallAdmission({ maxCalls: 2 });
+    const browserCall = admission.admit()!;
+    await startWorker({ admission });
+    const first = await server.until(() => server.of('updateWorker')[0]);
+    expect(first).toMatchObject({ load: 0.5, status: WorkerStatus.WS_AVAILABLE });
+    server.offer('AJ_1', 'room-1');
+    await server.until(() => server.of('availability').length);
+    expect(admission.active).toBe(2);
+    const full = await server.until(() => server.of('updateWorker').find((u) => u.status === WorkerStatus.WS_FULL));
+    expect(full.load).toBe(1);
+    server.offer('AJ_2', 'room-2');
+    expect((await server.until(() => server.of('availability').find((a) => a.jobId === 'AJ_2'))).available).toBe(false);
+    browserCall.release();
+    server.offer('AJ_3', 'room-3');
+    expect((await server.until(() => server.of('availability').find((a) => a.jobId === 'AJ_3'))).available).toBe(true);
   });
 
   it('counts a job from acceptance, and frees the slot when no assignment follows', async () => {

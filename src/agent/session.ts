@@ -135,6 +135,11 @@ export class CallSession {
     this.end(reason);
   }
 
+  /** What the caller has heard so far of the reply the agent is playing; `undefined` while the agent is silent. */
+  heardAgentText(): string | undefined {
+    return this.current?.reply.hasStarted ? this.current.reply.heardText() : undefined;
+  }
+
   private onVoice(event: VoiceEvent): void {
     if (this.ended) return;
     if (event.type === 'speech-start') this.onSpeechStart(event);

@@ -6,9 +6,10 @@ import {
   type JobAssignment,
 } from '@livekit/protocol';
 import { Subject, type Observable } from 'rxjs';
+import { CallAdmission, type AdmittedCall } from '../../../agent/admission.js';
 import { DispatchSocket, type OutgoingMessage } from './dispatch-socket.js';
 import type { RunningJob } from './jobs.js';
-import { defaults, jobTypes, type LiveKitWorkerOptions, type WorkerEvent } from './worker-options.js';
+import { defaults, jobTypes, type LiveKitWorkerOptions, type WorkerAdmission, type WorkerEvent } from './worker-options.js';
 
 /** The server did not confirm the registration (wrong first message, or none in time). */
 export class WorkerRegistrationError extends Error {
@@ -19,6 +20,7 @@ export class WorkerRegistrationError extends Error {
 export const agentNameAttribute = 'lk.agent.name';
 
 interface Reservation {
+  slot: AdmittedCall;
   jobId: string;
   room: string;
   identity: string;
@@ -26,6 +28,7 @@ interface Reservation {
 }
 
 interface ActiveJob {
+  slot: AdmittedCall;
   room: string;
   running: RunningJob;
 }
@@ -38,7 +41,8 @@ interface ActiveJob {
 export class LiveKitWorker {
   readonly events$: Observable<WorkerEvent>;
   private readonly events = new Subject<WorkerEvent>();
-  private readonly o: Required<Omit<LiveKitWorkerOptions, 'load' | 'participant' | 'reconnect'>> & Pick<LiveKitWorkerOptions, 'load'>;
+  private readonly o: Required<Omit<LiveKitWorkerOptions, 'admission' | 'capacity' | 'participant' | 'reconnect'>>;
+  readonly admission: WorkerAdmission;
   private readonly reservations = new Map<string, Reservation>();
   private readonly jobs = new Map<string, ActiveJob>();
   /** Job status updates made while disconnected, sent after the next registration. */
@@ -55,15 +59,12 @@ export class LiveKitWorker {
 
   constructor(private readonly options: LiveKitWorkerOptions) {
     this.events$ = this.events.asObservable();
-    if (!(options.capacity ?? defaults.capacity) || (options.capacity ?? defaults.capacity) < 1) {
-      throw new RangeError('capacity must be at least 1 call');
-    }
+    this.admission = options.admission ?? new CallAdmission(options.capacity === undefined ? {} : { maxCalls: options.capacity });
     this.o = {
       ...options,
       agentName: options.agentName ?? defaults.agentName,
       jobType: options.jobType ?? defaults.jobType,
       version: options.version ?? defaults.version,
-      capacity: options.capacity ?? defaults.capacity,
       loadThreshold: options.loadThreshold ?? defaults.loadThreshold,
       loadIntervalMs: options.loadIntervalMs ?? defaults.loadIntervalMs,
       pingIntervalMs: options.pingIntervalMs ?? defaults.pingIntervalMs,
@@ -81,14 +82,13 @@ export class LiveKitWorker {
     return this.jobs.size + this.reservations.size;
   }
 
-  /** 0..1; the figure sent in `UpdateWorkerStatus.load`. */
+  /** 0..1; the figure sent in `UpdateWorkerStatus.load`: the admission's (calls in progress / capacity). */
   load(): number {
-    const own = this.activeJobs / this.o.capacity;
-    return Math.min(1, Math.max(own, this.o.load?.() ?? 0));
+    return this.draining ? 1 : this.admission.load();
   }
 
   get isFull(): boolean {
-    return this.draining || this.activeJobs >= this.o.capacity || this.load() >= this.o.loadThreshold;
+    return this.draining || !this.admission.ready || this.load() >= this.o.loadThreshold;
   }
 
   /**
@@ -106,6 +106,7 @@ export class LiveKitWorker {
   /** Stops taking jobs (`WS_FULL`), waits up to `timeoutMs` for running jobs to end, ends the rest, closes. */
   async drain(timeoutMs: number = defaults.drainTimeoutMs): Promise<{ finished: number; terminated: number }> {
     this.draining = true;
+    void this.admission.drain(timeoutMs); // other transports sharing the admission stop taking calls too
     this.events.next({ type: 'draining', jobs: this.jobs.size });
     this.reportStatus();
     for (const reservation of [...this.reservations.values()]) this.release(reservation);
@@ -240,16 +241,18 @@ export class LiveKitWorker {
     const job = request.job;
     if (!job) return;
     const room = job.room?.name ?? '';
-    const refuse = this.draining ? 'draining' : this.isFull ? 'full' : undefined;
-    if (refuse || this.jobs.has(job.id) || this.reservations.has(job.id)) {
+    const known = this.jobs.has(job.id) || this.reservations.has(job.id);
+    const refuse = this.draining ? 'draining' : known ? 'already running' : this.isFull ? 'full' : undefined;
+    const slot = refuse ? undefined : this.admission.admit();
+    if (!slot) {
       this.send({ case: 'availability', value: { jobId: job.id, available: false } });
-      this.events.next({ type: 'job-offered', jobId: job.id, room, accepted: false, reason: refuse ?? 'already running' });
+      this.events.next({ type: 'job-offered', jobId: job.id, room, accepted: false, reason: refuse ?? 'full' });
       return;
     }
     const participant = this.options.participant ?? {};
     const identity = participant.identity?.(job.id) ?? `agent-${job.id}`;
     const timer = setTimeout(() => this.release(this.reservations.get(job.id)), this.o.assignmentTimeoutMs);
-    this.reservations.set(job.id, { jobId: job.id, room, identity, timer });
+    this.reservations.set(job.id, { slot, jobId: job.id, room, identity, timer });
     this.send({
       case: 'availability',
       value: {
@@ -275,10 +278,11 @@ export class LiveKitWorker {
     try {
       running = this.o.runJob({ id: job.id, job, url: assignment.url || this.options.url, token: assignment.token, identity: reservation.identity });
     } catch (error) {
+      reservation.slot.release();
       this.finish(job.id, room, { error: error instanceof Error ? error.message : String(error) });
       return;
     }
-    this.jobs.set(job.id, { room, running });
+    this.jobs.set(job.id, { slot: reservation.slot, room, running });
     running.joined.then(
       () => {
         this.send({ case: 'updateJob', value: { jobId: job.id, status: JobStatus.JS_RUNNING } });
@@ -293,6 +297,7 @@ export class LiveKitWorker {
   }
 
   private finish(jobId: string, room: string, outcome: { error?: string }): void {
+    this.jobs.get(jobId)?.slot.release();
     this.jobs.delete(jobId);
     const status = outcome.error ? JobStatus.JS_FAILED : JobStatus.JS_SUCCESS;
     this.send({ case: 'updateJob', value: { jobId, status, error: outcome.error ?? '' } }, true);
@@ -303,6 +308,7 @@ export class LiveKitWorker {
   private release(reservation: Reservation | undefined): void {
     if (!reservation) return;
     clearTimeout(reservation.timer);
+    reservation.slot.release();
     this.reservations.delete(reservation.jobId);
     this.reportStatus();
   }

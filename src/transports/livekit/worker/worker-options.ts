@@ -1,6 +1,10 @@
 import { JobType } from '@livekit/protocol';
 import type { DispatchCredentials } from './dispatch-socket.js';
 import type { JobRunner } from './jobs.js';
+import type { CallAdmission } from '../../../agent/admission.js';
+
+/** What the worker needs of the process's call admission (`CallAdmission` from the agent). */
+export type WorkerAdmission = Pick<CallAdmission, 'capacity' | 'active' | 'load' | 'admit' | 'ready' | 'drain'>;
 
 export type WorkerJobType = 'room' | 'publisher' | 'participant';
 
@@ -20,12 +24,15 @@ export interface LiveKitWorkerOptions extends DispatchCredentials {
   jobType?: WorkerJobType;
   /** Reported to the server at registration. */
   version?: string;
-  /** Calls this process runs at once. */
+  /**
+   * The process's call admission (shared with other transports in the process, if any): each job holds a
+   * slot from acceptance to its end, and its `load()` is the figure reported. Default: its own, of `capacity`.
+   */
+  admission?: WorkerAdmission;
+  /** Calls this process runs at once when no `admission` is given; default: `CallAdmission`'s (per core). */
   capacity?: number;
-  /** Load (0..1) from which the worker tells the server it is full (`WS_FULL`). */
+  /** Load (0..1) from which the worker tells the server it is full (`WS_FULL`); below 1 keeps headroom. */
   loadThreshold?: number;
-  /** The load figure; default: jobs running or reserved / capacity. */
-  load?(): number;
   /** Identity, display name and attributes of the agent participant in each room it accepts. */
   participant?: { identity?(jobId: string): string; name?: string; attributes?: Record<string, string> };
   runJob: JobRunner;
@@ -44,7 +51,6 @@ export const defaults = {
   agentName: '',
   jobType: 'room' as WorkerJobType,
   version: '0.1.0',
-  capacity: 10,
   loadThreshold: 1,
   loadIntervalMs: 2500,
   pingIntervalMs: 10_000,
