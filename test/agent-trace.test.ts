@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent } from '../agents/index.js';
 import { createEmbeddedAgentStack, type EmbeddedAgentStack } from '../src/agent/index.js';
 import { decodeCall, runFileCall } from '../src/transports/file/run-call.js';
+import { spanAttributePattern, spanAttributes } from '../src/tracing/index.js';
 
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
@@ -34,6 +35,10 @@ describe('one trace per call', () => {
     trace.disable();
   });
 
+  it('warming the stack up records no span (no orphan trace before the first call)', () => {
+    expect(exporter.getFinishedSpans().map((s) => s.name)).toEqual([]);
+  });
+
   it('every span of a call, the speech service\'s included, shares the trace id the transport carried', async () => {
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
     const summary = await tracedCall(stack, `00-${traceId}-00f067aa0ba902b7-01`);
@@ -55,9 +60,16 @@ describe('one trace per call', () => {
       expect(turnIds.has(child.parentSpanContext!.spanId)).toBe(true);
     }
     // Turn metrics are span attributes.
-    const measured = turns.find((t) => typeof t.attributes['shoal.voiceToVoiceMs'] === 'number');
+    const measured = turns.find((t) => typeof t.attributes[spanAttributes.turnVoiceToVoiceMs] === 'number');
     expect(measured).toBeDefined();
-    expect(call.attributes['shoal.turns']).toBe(summary.turns.length);
+    expect(call.attributes[spanAttributes.callTurns]).toBe(summary.turns.length);
+    const dialogue = spans.filter((s) => s.name === 'dialogue');
+    expect(dialogue.some((s) => typeof s.attributes[spanAttributes.dialogueFirstTokenMs] === 'number')).toBe(true);
+    // One naming style for every attribute Shoal sets.
+    const semanticConventions = /^(http|url|server|client|network|error|exception|user_agent)\./;
+    const attributeNames = [...new Set(spans.flatMap((s) => Object.keys(s.attributes)))].filter((key) => !semanticConventions.test(key));
+    expect(attributeNames.filter((key) => !spanAttributePattern.test(key))).toEqual([]);
+    expect(attributeNames.length).toBeGreaterThan(8);
   }, 180_000);
 
   it('with service recognition (`/v1/asr` per utterance), the service\'s asr spans join the call trace under the agent\'s asr span', async () => {

@@ -9,6 +9,7 @@ import type { DialogueOutput, SpokenWord, TextToSpeech } from './contracts.js';
 import { inStage, type TurnStageError } from './errors.js';
 import { playedText } from './interruption.js';
 import { childSpan, inContext } from './tracing.js';
+import { spanAttributes } from '../tracing/index.js';
 
 export interface ReplyDependencies {
   tts: TextToSpeech;
@@ -197,10 +198,10 @@ export class AgentReply {
     if (this.ended.has(span)) return;
     this.ended.add(span);
     if (span === this.dialogueSpan && this.dialogueFirstTokenMs !== undefined) {
-      span.setAttribute('shoal.dialogue_first_token_ms', this.dialogueFirstTokenMs);
+      span.setAttribute(spanAttributes.dialogueFirstTokenMs, this.dialogueFirstTokenMs);
     }
     if (span === this.ttsSpan && this.ttsFirstAudioMs !== undefined) {
-      span.setAttribute('shoal.tts_first_audio_ms', this.ttsFirstAudioMs);
+      span.setAttribute(spanAttributes.ttsFirstAudioMs, this.ttsFirstAudioMs);
     }
     span.end();
   }

@@ -13,8 +13,9 @@ import { FailurePolicy } from './failure-policy.js';
 import { AgentReply } from './reply.js';
 import { ReplyTools } from './reply-tools.js';
 import type { ResolvedAgentOptions } from './resolve-options.js';
-import { callParentContext, childSpan, setMetricAttributes } from './tracing.js';
+import { callParentContext, childSpan } from './tracing.js';
 import { UtteranceState } from './utterance-state.js';
+import { spanAttributes } from '../tracing/index.js';
 
 type ReplyKind = 'greeting' | 'turn' | 'reprompt' | 'fallback' | 'goodbye';
 
@@ -62,7 +63,7 @@ export class CallSession {
     this.events$ = this.events.asObservable();
     this.summary = new Promise((resolve) => (this.resolveSummary = resolve));
     const parent = callParentContext(transport.traceContext);
-    const call = childSpan(options.tracer, 'call', parent, { 'shoal.mode': options.mode, 'shoal.dialogue': options.dialogue.name });
+    const call = childSpan(options.tracer, 'call', parent, { [spanAttributes.callMode]: options.mode, [spanAttributes.callDialogue]: options.dialogue.name });
     this.callSpan = call.span;
     this.callCtx = call.ctx;
     this.traceId = trace.getSpanContext(call.ctx)!.traceId;
@@ -279,7 +280,7 @@ export class CallSession {
   ): ActiveReply {
     const o = this.options;
     utterance ??= continues?.utterance;
-    const turnSpan = continues?.turnSpan ?? utterance?.turnSpan ?? childSpan(o.tracer, 'turn', this.callCtx, { 'shoal.kind': kind }).span;
+    const turnSpan = continues?.turnSpan ?? utterance?.turnSpan ?? childSpan(o.tracer, 'turn', this.callCtx, { [spanAttributes.turnKind]: kind }).span;
     const ctx = continues || !utterance ? trace.setSpan(this.callCtx, turnSpan) : parent;
     const report: TurnReport = continues?.report ?? { turn: 0, user_text: '', agent_text: '', interrupted: false, metrics: { interrupted: false } };
     let active!: ActiveReply;
@@ -367,7 +368,7 @@ export class CallSession {
     if (this.ended) return;
     this.utterance?.abandon();
     this.say(this.options.goodbyeLine, 'goodbye');
-    this.callSpan.setAttribute('shoal.goodbye_reason', reason);
+    this.callSpan.setAttribute(spanAttributes.callGoodbyeReason, reason);
   }
 
   private armSilenceTimer(): void {
@@ -385,7 +386,7 @@ export class CallSession {
   private fail(stage: TurnStageError['stage'], error: unknown): void {
     this.record.errors++;
     const failure = inStage(stage, error);
-    this.callSpan.addEvent('error', { 'shoal.stage': stage, 'exception.message': failure.message });
+    this.callSpan.addEvent('error', { [spanAttributes.errorStage]: stage, 'exception.message': failure.message });
     this.emit({ type: 'error', stage, message: failure.message });
   }
 
@@ -411,8 +412,13 @@ export class CallSession {
     this.vad?.release();
     this.callStt?.release();
     const summary = this.record.summary(reason, this.options.clock.now());
-    setMetricAttributes(this.callSpan, 'shoal', { turns: summary.turns.length, interruptions: summary.interruptions, errors: summary.errors, duration_ms: summary.durationMs });
-    this.callSpan.setAttribute('shoal.hangup_reason', reason);
+    this.callSpan.setAttributes({
+      [spanAttributes.callTurns]: summary.turns.length,
+      [spanAttributes.callInterruptions]: summary.interruptions,
+      [spanAttributes.callErrors]: summary.errors,
+      [spanAttributes.callDurationMs]: summary.durationMs,
+    });
+    this.callSpan.setAttribute(spanAttributes.callHangupReason, reason);
     this.callSpan.end();
     this.emit({ type: 'hangup', reason, summary });
     this.events.complete();

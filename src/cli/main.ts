@@ -5,6 +5,7 @@ import { registerKeys, registerCredit } from './commands/keys.js';
 import { registerAgent } from './commands/agent.js';
 import { registerTalk } from './commands/talk.js';
 import { registerTts, registerAsr } from './commands/oneshot.js';
+import { startTelemetry } from './telemetry.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url.replace('/dist/src/', '/src/')), 'utf8')) as {
   version: string;
@@ -32,9 +33,12 @@ registerTalk(program);
 registerTts(program);
 registerAsr(program);
 
+const telemetry = await startTelemetry((message) => process.stderr.write(`shoal: ${message}\n`));
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
   process.stderr.write(`shoal: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exitCode = 1;
+} finally {
+  await telemetry?.shutdown();
 }

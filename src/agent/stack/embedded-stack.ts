@@ -10,6 +10,7 @@ import { LiveTextToSpeech } from '../tts/live-tts.js';
 import { VoiceAgent } from '../voice-agent.js';
 import { streamingAsrArguments } from './asr-arguments.js';
 import type { AgentStack } from './local-stack.js';
+import { unsampledTraceparent } from '../../tracing/index.js';
 
 export interface EmbeddedStackOptions {
   /** The default mode of agents made by `agentFor`; each call may pick the other one. */
@@ -88,7 +89,8 @@ export async function createEmbeddedAgentStack(options: Partial<EmbeddedStackOpt
     await Promise.all([
       asr?.preload(),
       new SileroVad().ready(),
-      client.tts({ text: 'Ready.', format: 'wav', sample_rate: 16000 }).collect(),
+      // Under an unsampled trace: a warm-up is no call, and must not show up as a trace of its own.
+      client.tts({ text: 'Ready.', format: 'wav', sample_rate: 16000 }, { traceparent: unsampledTraceparent() }).collect(),
     ]);
   } catch (error) {
     await asr?.shutdown();

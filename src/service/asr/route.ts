@@ -7,6 +7,7 @@ import { chargeFor } from '../http/gate.js';
 import { startServerSpan } from '../http/tracing.js';
 import { readAsrRequest } from './request.js';
 import { segmentWords, type TranscriptSegment } from './segments.js';
+import { spanAttributes } from '../../tracing/index.js';
 
 /** The sample rate the recogniser takes. */
 const recognizerRate = 16000;
@@ -62,7 +63,7 @@ export function registerAsrRoute(app: FastifyInstance, service: ServiceContext):
           const engine = service.engines.asr();
           const pcm = await resample(decoded.samples, decoded.sampleRate, recognizerRate);
           const hypothesis = await engine.transcribe(pcm, { language: input.language });
-          asr.span.setAttributes({ 'asr.duration_ms': Math.round(durationMs), 'asr.words': hypothesis.words.length });
+          asr.span.setAttributes({ [spanAttributes.asrAudioMs]: Math.round(durationMs), [spanAttributes.asrWords]: hypothesis.words.length });
           const transcript: TranscriptionResult = {
             text: hypothesis.text,
             duration: Math.round(durationMs) / 1000,

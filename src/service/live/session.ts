@@ -14,6 +14,7 @@ import { synthesizeChunks, workingSampleRate, type SynthesizedChunk } from '../t
 import { planChunks } from '../tts/text-plan.js';
 import type { LiveOptions } from './endpoint.js';
 import { completeText, drainPaddingMs } from './segmenting.js';
+import { spanAttributes } from '../../tracing/index.js';
 
 export interface LiveSessionSetup {
   id: string;
@@ -69,7 +70,7 @@ export class LiveTtsSession {
       this.settle()
         .catch((error: unknown) => setup.log.error({ err: error }, 'billing a live session failed'))
         .finally(() => {
-          setup.span.span.setAttribute('ws.close_code', code);
+          setup.span.span.setAttribute(spanAttributes.liveCloseCode, code);
           setup.span.end();
           setup.log.info({ sessionId: setup.id, closeCode: code, audioMs: Math.round(this.audioMs), chunks: this.seq }, 'live session closed');
           this.encoderEnd();

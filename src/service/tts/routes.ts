@@ -12,6 +12,7 @@ import { modelForHttp } from './models.js';
 import { prepareTts, type TtsPlan } from './prepare.js';
 import { synthesizeChunks, workingSampleRate, type SynthesizedChunk } from './synthesis.js';
 import { planChunks } from './text-plan.js';
+import { spanAttributes } from '../../tracing/index.js';
 
 const ttsContentTypes = ['application/json', ...msgpackTypes];
 
@@ -30,7 +31,7 @@ async function startSynthesis(
   const plan = await prepareTts({ body: request.body, msgpack: isMsgpack(request), principal: principalOf(request), model }, service);
   const { chunks, characters } = planChunks(plan.request.text, plan.chunking, plan.synthesis.voices.length);
   if (chunks.length === 0) throw new ServiceError(400, 'text has nothing to speak; send some words');
-  span.span.setAttributes({ 'tts.model': model.id, 'tts.format': plan.encoder.format, 'tts.chunks': chunks.length });
+  span.span.setAttributes({ [spanAttributes.ttsModel]: model.id, [spanAttributes.ttsFormat]: plan.encoder.format, [spanAttributes.ttsChunks]: chunks.length });
   const controller = new AbortController();
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) controller.abort(new Error('client closed the connection'));

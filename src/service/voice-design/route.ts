@@ -10,6 +10,7 @@ import { parseOrThrow } from '../http/errors.js';
 import { chargeFor } from '../http/gate.js';
 import { startServerSpan } from '../http/tracing.js';
 import { designCandidate, readInstruction, seededRandom } from './instruction.js';
+import { spanAttributes } from '../../tracing/index.js';
 
 export const defaults = {
   n: 1,
@@ -93,7 +94,7 @@ export function registerVoiceDesignRoute(app: FastifyInstance, service: ServiceC
           });
         }
       });
-      design.span.setAttributes({ 'voice_design.candidates': candidates.length, 'voice_design.seed': seed });
+      design.span.setAttributes({ [spanAttributes.voiceDesignCandidates]: candidates.length, [spanAttributes.voiceDesignSeed]: seed });
       await chargeFor(service.accounts, request, { kind: 'voice-design' });
       design.end();
       return reply.send({ candidates });
