@@ -1,7 +1,8 @@
 import { Command, Option } from 'commander';
+import { addLlmOptions, type LlmCommandOptions } from '../llm-options.js';
 import { parsePort } from '../parse.js';
 
-export interface AgentCommandOptions {
+export interface AgentCommandOptions extends LlmCommandOptions {
   agent: string;
   host: string;
   port: number;
@@ -12,7 +13,7 @@ export interface AgentCommandOptions {
 }
 
 export function registerAgent(program: Command): void {
-  program
+  const command = program
     .command('agent')
     .description('run an agent with its transports: the browser demo page at / and a telephony media-stream endpoint')
     .option('--agent <name>', 'ready-made agent to run', 'receptionist')
@@ -21,9 +22,9 @@ export function registerAgent(program: Command): void {
     .addOption(new Option('--mode <mode>', 'turn-taking mode').choices(['low-latency', 'balanced']).default('balanced'))
     .option('--script <file>', 'run a scripted dialogue from a JSON or YAML file instead of --agent')
     .option('--service-url <url>', 'hosted speech service base URL (default: the self-hosted service, in-process)')
-    .option('--api-key <key>', 'API key for --service-url (default: $FISH_API_KEY or $SHOAL_API_KEY)')
-    .action(async (options: AgentCommandOptions) => {
-      const { runAgentCommand } = await import('../run-agent.js');
-      await runAgentCommand(options);
-    });
+    .option('--api-key <key>', 'API key for --service-url (default: $FISH_API_KEY or $SHOAL_API_KEY)');
+  addLlmOptions(command).action(async (options: AgentCommandOptions) => {
+    const { runAgentCommand } = await import('../run-agent.js');
+    await runAgentCommand(options);
+  });
 }
