@@ -22,9 +22,13 @@ export class EnergyVad implements VoiceActivityDetector {
 /** What a "speaker" of a given amplitude says, as the recognizer double hears it. */
 export const words: Record<number, string> = { 5000: 'hello there', 8000: 'please stop talking', 6000: 'okay', 4000: '' };
 
-/** Recognizes by the loudest sample of the utterance; an interim after 96 ms of audio, the final at the endpoint. */
+/**
+ * Recognizes by the loudest sample of the utterance; one interim after `interimEveryMs` of audio (none when 0),
+ * the final at the endpoint.
+ */
 export class AmplitudeStt implements SpeechToText {
   utterances = 0;
+  constructor(private readonly interimEveryMs = 96) {}
   transcribe(utterance$: Observable<AudioFrame>, _work?: WorkOptions): Observable<TranscriptEvent> {
     this.utterances++;
     return new Observable<TranscriptEvent>((subscriber) => {
@@ -36,7 +40,7 @@ export class AmplitudeStt implements SpeechToText {
         next: (frame) => {
           peak = Math.max(peak, peakOf(frame.samples));
           heardMs += (frame.samples.length * 1000) / frame.sampleRate;
-          if (!interimSent && heardMs >= 96 && peak > 1000) {
+          if (!interimSent && this.interimEveryMs > 0 && heardMs >= this.interimEveryMs && peak > 1000) {
             interimSent = true;
             if (text()) subscriber.next({ text: text(), words: [], final: false });
           }

@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
+import { callsPerCore, defaults as admissionDefaults } from '../../agent/admission.js';
 import { addLlmOptions, type LlmCommandOptions } from '../llm-options.js';
-import { parsePort } from '../parse.js';
+import { parsePort, parsePositiveInteger } from '../parse.js';
 
 export interface AgentCommandOptions extends LlmCommandOptions {
   agent: string;
@@ -10,6 +11,10 @@ export interface AgentCommandOptions extends LlmCommandOptions {
   script?: string;
   serviceUrl?: string;
   apiKey?: string;
+  /** Calls taken at once; default: derived from the cores (admissionDefaults.maxCalls). */
+  maxCalls?: number;
+  /** On SIGTERM, the longest wait for calls in progress to end before they are cut. */
+  drainTimeoutMs?: number;
 }
 
 export function registerAgent(program: Command): void {
@@ -22,8 +27,12 @@ export function registerAgent(program: Command): void {
     .addOption(new Option('--mode <mode>', 'turn-taking mode').choices(['low-latency', 'balanced']).default('balanced'))
     .option('--script <file>', 'run a scripted dialogue from a JSON or YAML file instead of --agent')
     .option('--service-url <url>', 'hosted speech service base URL (default: the self-hosted service, in-process)')
-    .option('--api-key <key>', 'API key for --service-url (default: $FISH_API_KEY or $SHOAL_API_KEY)');
-  addLlmOptions(command).action(async (options: AgentCommandOptions) => {
+    .option('--api-key <key>', 'API key for --service-url (default: $FISH_API_KEY or $SHOAL_API_KEY)')
+    .option('--max-calls <n>', `calls taken at once; more hear a busy line / see "busy" (default: ${callsPerCore} per core = ${admissionDefaults.maxCalls})`, parsePositiveInteger)
+    .option('--drain-timeout <ms>', 'on SIGTERM: stop taking calls, wait this long for calls in progress to end, then exit 0', parsePositiveInteger, 30_000)
+    .addHelpText('after', '\nProbes on the same port: GET /healthz (alive), GET /readyz (200 while taking calls, 503 when full or draining), GET /metrics (Prometheus).');
+  addLlmOptions(command).action(async (raw: AgentCommandOptions & { drainTimeout?: number }) => {
+    const options: AgentCommandOptions = { ...raw, drainTimeoutMs: raw.drainTimeout };
     const { runAgentCommand } = await import('../run-agent.js');
     await runAgentCommand(options);
   });

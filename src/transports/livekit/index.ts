@@ -3,3 +3,4 @@ export { connectRoom, defaults as liveKitDefaults, type ConnectRoomOptions } fro
 export { LiveKitTransport } from './livekit-transport.js';
 export { createAgentToken, type AgentTokenOptions } from './token.js';
 export { runAgentInRoom } from './run-in-room.js';
+export * from './worker/index.js';

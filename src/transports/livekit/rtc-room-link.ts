@@ -2,6 +2,7 @@ import { ReplaySubject, Subject } from 'rxjs';
 import type { RemoteParticipant, RemoteTrack } from '@livekit/rtc-node';
 import { createFrame, type AudioFrame } from '../../audio/frame.js';
 import type { RoomLink } from './room-link.js';
+import { importOptional } from '../../optional/index.js';
 
 export interface ConnectRoomOptions {
   /** LiveKit server URL, e.g. wss://example.livekit.cloud */
@@ -23,7 +24,7 @@ export const defaults = {
 
 /** Joins a LiveKit room as the agent: subscribes to the caller's audio and publishes the agent's voice track. */
 export async function connectRoom(options: ConnectRoomOptions): Promise<RoomLink> {
-  const rtc = await import('@livekit/rtc-node');
+  const rtc = await importOptional<typeof import('@livekit/rtc-node')>('@livekit/rtc-node');
   const outputSampleRate = options.outputSampleRate ?? defaults.outputSampleRate;
   const room = new rtc.Room();
   const callerAudio = new Subject<AudioFrame>();
