@@ -1,3 +1,4 @@
+import type { Span } from '@opentelemetry/api';
 import type { FailureStage, Stage } from './events.js';
 
 /** What the caller hears when a stage fails, and when repeated failures end the call. */
@@ -39,10 +40,12 @@ export class FailurePolicy {
 
   constructor(private readonly options: FailureOptions) {}
 
-  failed(stage: Stage): FailureVerdict {
+  /** A turn failed in `stage`; the verdict is also an `assistant-unavailable` event on `span`, when given. */
+  failed(stage: Stage, span?: Span): FailureVerdict {
     this.inARow++;
     const hangup = this.options.hangupAfter > 0 && this.inARow >= this.options.hangupAfter;
     const failureKind = failureStage(stage);
+    span?.addEvent('assistant-unavailable', { 'shoal.stage': failureKind, 'shoal.failures': this.inARow, 'shoal.hangup': hangup });
     return { stage: failureKind, failures: this.inARow, hangup, line: hangup ? this.options.hangupLine : this.options.lines[failureKind] };
   }
 

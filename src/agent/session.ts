@@ -10,24 +10,13 @@ import { CallRecord } from './call-report.js';
 import { CallTimers } from './call-timers.js';
 import { callerVoice, utteranceAudio } from './caller-voice.js';
 import { FailurePolicy } from './failure-policy.js';
+import type { ActiveReply, ReplyKind } from './active-reply.js';
 import { AgentReply } from './reply.js';
 import { ReplyTools } from './reply-tools.js';
 import type { ResolvedAgentOptions } from './resolve-options.js';
 import { callParentContext, childSpan } from './tracing.js';
 import { UtteranceState } from './utterance-state.js';
 import { spanAttributes } from '../tracing/index.js';
-
-type ReplyKind = 'greeting' | 'turn' | 'reprompt' | 'fallback' | 'goodbye';
-
-interface ActiveReply {
-  reply: AgentReply;
-  kind: ReplyKind;
-  report: TurnReport;
-  turnSpan: Span;
-  utterance?: UtteranceState;
-  endAfter: boolean;
-  tools: ReplyTools;
-}
 
 /** One call: caller audio in, turns out, until hangup. Created by `VoiceAgent.handle`. */
 export class CallSession {
@@ -331,13 +320,7 @@ export class CallSession {
 
   private say(text: string, kind: ReplyKind, continues?: ActiveReply): void {
     if (this.ended) return;
-    const active = this.createReply(
-      () => of<DialogueOutput>({ type: 'text', delta: text }),
-      this.callCtx,
-      kind,
-      undefined,
-      continues,
-    );
+    const active = this.createReply(() => of<DialogueOutput>({ type: 'text', delta: text }), this.callCtx, kind, undefined, continues);
     this.makeCurrent(active);
     active.reply.start();
   }
@@ -358,8 +341,7 @@ export class CallSession {
 
   /** A failed turn: the stage's unavailable line, or the hang-up line when failures keep coming. */
   private sayFailure(stage: TurnStageError['stage'], continues?: ActiveReply): void {
-    const verdict = this.failures.failed(stage);
-    this.callSpan.addEvent('assistant-unavailable', { 'shoal.stage': verdict.stage, 'shoal.failures': verdict.failures, 'shoal.hangup': verdict.hangup });
+    const verdict = this.failures.failed(stage, this.callSpan);
     this.emit({ type: 'assistant-unavailable', ...verdict });
     this.say(verdict.line, verdict.hangup ? 'goodbye' : 'fallback', continues);
   }

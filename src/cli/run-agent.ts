@@ -16,6 +16,7 @@ import { recordTurn, watchAdmission } from '../metrics/index.js';
 import { agents, createAgent, UnknownAgentError } from '../../agents/index.js';
 import { loadScript, ScriptedDialogue, type DialogueScript } from '../../plugins/index.js';
 import type { AgentCommandOptions } from './commands/agent.js';
+import { defaults as llmDefaults, llmDialogue } from './llm-options.js';
 
 /** A started `shoal agent`: the speech stack, the demo page and the transports. */
 export interface AgentApp {
@@ -42,7 +43,12 @@ interface DialogueSource {
   create(name: string | undefined): { name: string; dialogue: Dialogue };
 }
 
-function dialogueSource(options: AgentCommandOptions): DialogueSource {
+async function dialogueSource(options: AgentCommandOptions): Promise<DialogueSource> {
+  const llm = await llmDialogue(options);
+  if (llm) {
+    const description = `LLM ${options.llmModel ?? llmDefaults.model} at ${options.llmUrl}`;
+    return { listing: { default: llm.name, agents: [{ name: llm.name, description }] }, create: () => ({ name: llm.name, dialogue: llm }) };
+  }
   if (options.script) {
     const script: DialogueScript = loadScript(options.script);
     const name = script.name || basename(options.script);
@@ -88,7 +94,7 @@ export class MissingApiKeyError extends Error {
 
 /** Starts the speech service, the agent stack, the demo page and the browser and telephony transports, in this process. */
 export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAppHooks = {}): Promise<AgentApp> {
-  const source = dialogueSource(options);
+  const source = await dialogueSource(options);
   const service = await speechService(options);
   // One stack per turn-taking mode (the mode decides the recognizer's interim cadence), sharing the one service.
   const stacks = new Map<AgentMode, Promise<AgentStack>>();

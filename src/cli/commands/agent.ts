@@ -1,8 +1,9 @@
 import { Command, Option } from 'commander';
 import { callsPerCore, defaults as admissionDefaults } from '../../agent/admission.js';
+import { addLlmOptions, type LlmCommandOptions } from '../llm-options.js';
 import { parsePort, parsePositiveInteger } from '../parse.js';
 
-export interface AgentCommandOptions {
+export interface AgentCommandOptions extends LlmCommandOptions {
   agent: string;
   host: string;
   port: number;
@@ -17,7 +18,7 @@ export interface AgentCommandOptions {
 }
 
 export function registerAgent(program: Command): void {
-  program
+  const command = program
     .command('agent')
     .description('run an agent with its transports: the browser demo page at / and a telephony media-stream endpoint')
     .option('--agent <name>', 'ready-made agent to run', 'receptionist')
@@ -29,10 +30,10 @@ export function registerAgent(program: Command): void {
     .option('--api-key <key>', 'API key for --service-url (default: $FISH_API_KEY or $SHOAL_API_KEY)')
     .option('--max-calls <n>', `calls taken at once; more hear a busy line / see "busy" (default: ${callsPerCore} per core = ${admissionDefaults.maxCalls})`, parsePositiveInteger)
     .option('--drain-timeout <ms>', 'on SIGTERM: stop taking calls, wait this long for calls in progress to end, then exit 0', parsePositiveInteger, 30_000)
-    .addHelpText('after', '\nProbes on the same port: GET /healthz (alive), GET /readyz (200 while taking calls, 503 when full or draining), GET /metrics (Prometheus).')
-    .action(async (raw: AgentCommandOptions & { drainTimeout?: number }) => {
-      const options: AgentCommandOptions = { ...raw, drainTimeoutMs: raw.drainTimeout };
-      const { runAgentCommand } = await import('../run-agent.js');
-      await runAgentCommand(options);
-    });
+    .addHelpText('after', '\nProbes on the same port: GET /healthz (alive), GET /readyz (200 while taking calls, 503 when full or draining), GET /metrics (Prometheus).');
+  addLlmOptions(command).action(async (raw: AgentCommandOptions & { drainTimeout?: number }) => {
+    const options: AgentCommandOptions = { ...raw, drainTimeoutMs: raw.drainTimeout };
+    const { runAgentCommand } = await import('../run-agent.js');
+    await runAgentCommand(options);
+  });
 }
