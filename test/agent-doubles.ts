@@ -1,5 +1,6 @@
 /** Test doubles for agent tests: deterministic VAD, recognizer and synthesiser keyed on signal amplitude. */
-import { concatMap, from, Observable, of, toArray, map } from 'rxjs';
+import { concatMap, from, interval, Observable, of, toArray, map, zip } from 'rxjs';
+import type { Clock } from '../src/pipeline/index.js';
 import type { AudioFrame } from '../src/audio/index.js';
 import type { Dialogue, DialogueInput, DialogueOutput, SpeechRequest, SpeechToText, SpokenWord, TextToSpeech, TranscriptEvent, WorkOptions } from '../src/agent/index.js';
 import type { VoiceActivityDetector } from '../src/engines/index.js';
@@ -79,6 +80,37 @@ export class ToneTts implements TextToSpeech {
         return from(frames);
       }),
     );
+  }
+}
+
+/**
+ * ToneTts synthesising at twice real time on the call's clock (a 20 ms frame every 10 ms), so a long reply is
+ * still being synthesised when the caller barges in; records when each synthesis was given up (unsubscribed).
+ */
+export class PacedToneTts implements TextToSpeech {
+  readonly abandonedAtMs: number[] = [];
+  readonly completed: number[] = [];
+  private readonly tones = new ToneTts();
+  constructor(private readonly clock: Clock) {}
+  speak(request: SpeechRequest): Observable<{ frame: AudioFrame; words?: SpokenWord[] }> {
+    return new Observable((subscriber) => {
+      let done = false;
+      const subscription = zip(this.tones.speak(request), interval(10, this.clock.scheduler))
+        .pipe(map(([audio]) => audio))
+        .subscribe({
+          next: (audio) => subscriber.next(audio),
+          error: (error: unknown) => subscriber.error(error),
+          complete: () => {
+            done = true;
+            this.completed.push(this.clock.now());
+            subscriber.complete();
+          },
+        });
+      return () => {
+        if (!done) this.abandonedAtMs.push(this.clock.now());
+        subscription.unsubscribe();
+      };
+    });
   }
 }
 
