@@ -37,12 +37,12 @@ export interface AgentAppHooks {
 }
 
 /** Where each call's dialogue comes from: a `--script` file, or the ready-made agents by name. */
-interface DialogueSource {
+export interface DialogueSource {
   listing: AgentListing;
   create(name: string | undefined): { name: string; dialogue: Dialogue };
 }
 
-function dialogueSource(options: AgentCommandOptions): DialogueSource {
+export function dialogueSource(options: Pick<AgentCommandOptions, 'agent' | 'script'>): DialogueSource {
   if (options.script) {
     const script: DialogueScript = loadScript(options.script);
     const name = script.name || basename(options.script);
@@ -68,7 +68,7 @@ function dialogueSource(options: AgentCommandOptions): DialogueSource {
 }
 
 /** The speech service the agents use: `--service-url` with its key, else the self-hosted one started here. */
-async function speechService(options: AgentCommandOptions): Promise<{ url: string; apiKey: string; embedded?: EmbeddedService }> {
+export async function speechService(options: Pick<AgentCommandOptions, 'serviceUrl' | 'apiKey'>): Promise<{ url: string; apiKey: string; embedded?: EmbeddedService }> {
   if (options.serviceUrl) {
     const apiKey = options.apiKey ?? process.env['FISH_API_KEY'] ?? process.env['SHOAL_API_KEY'];
     if (!apiKey) throw new MissingApiKeyError();
