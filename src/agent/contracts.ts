@@ -13,6 +13,8 @@ export type TransportEvent =
   | { type: 'connected' }
   | { type: 'dtmf'; digit: string }
   | { type: 'hangup'; reason?: string }
+  /** The carrier's answering-machine detection concluded (an outbound phone call): `human`, `machine_…`, `fax`, `unknown`. */
+  | { type: 'answered-by'; answeredBy: string }
   /** Application messages from the peer (e.g. the browser page choosing a mode). */
   | { type: 'message'; data: unknown };
 
@@ -119,4 +121,9 @@ export interface Dialogue {
    * Recognition and endpointing use it; `undefined` or `[]` means open vocabulary.
    */
   expectations?(history: readonly ConversationMessage[]): readonly Expectation[] | undefined;
+  /**
+   * Who answered an outbound phone call, once the carrier's machine detection knows (`human`, `machine_end_beep`, …).
+   * What it returns is said at once (e.g. a voicemail message ending with `end-call`); `undefined` changes nothing.
+   */
+  answeredBy?(answeredBy: string, history: readonly ConversationMessage[]): Observable<DialogueOutput> | undefined;
 }

@@ -1,5 +1,5 @@
 import { context, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
-import { defer, Observable, Subject, tap, type Subscription } from 'rxjs';
+import { defer, Observable, of, Subject, tap, type Subscription } from 'rxjs';
 import type { VoiceActivityDetector } from '../engines/index.js';
 import type { VoiceEvent } from '../pipeline/utterances.js';
 import { WorkTracker } from '../pipeline/work.js';
@@ -112,6 +112,7 @@ export class CallSession {
       }),
       this.transport.events$.subscribe((event) => {
         if (event.type === 'hangup') this.end(event.reason ?? 'caller hung up');
+        if (event.type === 'answered-by') this.sayOutputs(o.dialogue.answeredBy?.(event.answeredBy, [...this.history]));
       }),
     );
     this.timers = new CallTimers(o.clock, o, {
@@ -311,17 +312,13 @@ export class CallSession {
   }
 
   private say(text: string, kind: ReplyKind, continues?: ActiveReply): void {
-    if (this.ended) return;
-    const active = this.createReply(
-      new Observable<DialogueOutput>((subscriber) => {
-        subscriber.next({ type: 'text', delta: text });
-        subscriber.complete();
-      }),
-      this.callCtx,
-      kind,
-      undefined,
-      continues,
-    );
+    this.sayOutputs(of<DialogueOutput>({ type: 'text', delta: text }), kind, continues);
+  }
+
+  /** Says what a dialogue produced outside a turn (a line of the agent's own, a reaction to a call event). */
+  private sayOutputs(outputs$: Observable<DialogueOutput> | undefined, kind: ReplyKind = 'turn', continues?: ActiveReply): void {
+    if (this.ended || !outputs$) return;
+    const active = this.createReply(outputs$, this.callCtx, kind, undefined, continues);
     this.makeCurrent(active);
     active.reply.start();
   }

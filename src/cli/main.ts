@@ -4,6 +4,7 @@ import { registerServe } from './commands/serve.js';
 import { registerKeys, registerCredit } from './commands/keys.js';
 import { registerAgent } from './commands/agent.js';
 import { registerTalk } from './commands/talk.js';
+import { registerCall } from './commands/call.js';
 import { registerTts, registerAsr } from './commands/oneshot.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url.replace('/dist/src/', '/src/')), 'utf8')) as {
@@ -21,6 +22,8 @@ Examples:
   shoal agent                         demo agent in the browser at http://127.0.0.1:3000
   shoal serve --dev-key dev           the speech service on http://127.0.0.1:8080
   shoal talk --in call.wav --json     play a recorded caller into the agent
+  shoal call +14155550100 --from +14155550199 --public-url https://abc.ngrok.app
+                                      call a phone through Twilio and let the agent talk
   shoal tts "Hello there" -o hi.wav   one-shot synthesis`,
   );
 
@@ -29,6 +32,7 @@ registerKeys(program);
 registerCredit(program);
 registerAgent(program);
 registerTalk(program);
+registerCall(program);
 registerTts(program);
 registerAsr(program);
 

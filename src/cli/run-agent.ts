@@ -14,12 +14,15 @@ import { CallRejectedError, type CallRequest, type CallSession } from '../transp
 import { agents, createAgent, UnknownAgentError } from '../../agents/index.js';
 import { loadScript, ScriptedDialogue, type DialogueScript } from '../../plugins/index.js';
 import type { AgentCommandOptions } from './commands/agent.js';
+import { parseTransferTargets, PhoneLines } from './phone-lines.js';
 
 /** A started `shoal agent`: the speech stack, the demo page and the transports. */
 export interface AgentApp {
   /** The demo page, e.g. http://127.0.0.1:3000/ */
   readonly url: string;
   readonly server: DemoServer;
+  /** Phone webhooks, call control and outbound calls. */
+  readonly phone: PhoneLines;
   close(): Promise<void>;
 }
 
@@ -83,6 +86,11 @@ export class MissingApiKeyError extends Error {
 /** Starts the speech service, the agent stack, the demo page and the browser and telephony transports, in this process. */
 export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAppHooks = {}): Promise<AgentApp> {
   const source = dialogueSource(options);
+  const log = hooks.log ?? (() => undefined);
+  const phone = new PhoneLines(
+    { publicUrl: options.publicUrl, transferTargets: parseTransferTargets(options.transfer), defaultTransferTarget: options.transferDefault, agent: source.listing.default, mode: options.mode },
+    log,
+  );
   const service = await speechService(options);
   // One stack per turn-taking mode (the mode decides the recognizer's interim cadence), sharing the one service.
   const stacks = new Map<AgentMode, Promise<AgentStack>>();
@@ -105,14 +113,15 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
     await closeStacks();
     throw error;
   }
-  const log = hooks.log ?? (() => undefined);
-
   let server: DemoServer;
   try {
     server = await startDemoServer({
       host: options.host,
       port: options.port,
       agents: source.listing,
+      routes: phone.routes,
+      streamTokens: phone.tokens,
+      streamAccessKey: phone.accessKey,
       onError: (error, where) => log(`${where}: ${error instanceof Error ? error.message : String(error)}`),
       startCall: async (transport: Transport, request): Promise<CallSession> => {
         const { name, dialogue } = source.create(request.agent);
@@ -135,6 +144,7 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
           if (event.type === 'error') log(`${event.stage} error: ${event.message}`);
           if (event.type === 'hangup') log(`call ended: ${event.reason}`);
         });
+        phone.attach(transport, session);
         log(`call started: agent ${name}, ${mode}, trace ${session.traceId}`);
         hooks.onCall?.({ transport, session, request, agent: name });
         return { agent: name, mode, stop: () => session.hangup('caller left') };
@@ -153,6 +163,7 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
   return {
     url: server.url,
     server,
+    phone,
     close: async () => {
       await server.close();
       await closeStacks();
@@ -175,7 +186,7 @@ export async function runAgentCommand(options: AgentCommandOptions): Promise<voi
   process.stdout.write('starting the speech service and the agent…\n');
   const app = await startAgentApp(options, { log: (line) => process.stdout.write(`${line}\n`) });
   process.stdout.write(`Shoal demo agent: open ${app.url} and press Start call\n`);
-  process.stdout.write(`telephony media stream: ${app.url.replace(/^http/, 'ws')}telephony\n`);
+  for (const line of app.phone.describe(app.url)) process.stdout.write(`${line}\n`);
   await new Promise<void>((resolve) => {
     const stop = () => resolve();
     process.once('SIGINT', stop);

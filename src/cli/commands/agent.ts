@@ -9,10 +9,28 @@ export interface AgentCommandOptions {
   script?: string;
   serviceUrl?: string;
   apiKey?: string;
+  /** Public https URL carriers reach this server at (env SHOAL_PUBLIC_URL): turns on Twilio's answer webhook and stream tokens. */
+  publicUrl?: string;
+  /** NAME=NUMBER pairs a dialogue's `transfer_call {to: NAME}` goes to. */
+  transfer?: string[];
+  /** Where `transfer_call` goes without a known name. */
+  transferDefault?: string;
+}
+
+/** The phone options `shoal agent` and `shoal call` share. */
+export function addPhoneOptions(command: Command): Command {
+  return command
+    .option('--public-url <url>', 'public https URL carriers reach this server at (default: $SHOAL_PUBLIC_URL); serves POST /twilio/voice')
+    .option('--transfer <name=number>', 'where transfer_call {to: name} goes: a +E.164 number or sip: URI (repeatable)', collect, [])
+    .option('--transfer-default <number>', 'where transfer_call goes when it names no known target');
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
 }
 
 export function registerAgent(program: Command): void {
-  program
+  const command = program
     .command('agent')
     .description('run an agent with its transports: the browser demo page at / and a telephony media-stream endpoint')
     .option('--agent <name>', 'ready-made agent to run', 'receptionist')
@@ -21,7 +39,15 @@ export function registerAgent(program: Command): void {
     .addOption(new Option('--mode <mode>', 'turn-taking mode').choices(['low-latency', 'balanced']).default('balanced'))
     .option('--script <file>', 'run a scripted dialogue from a JSON or YAML file instead of --agent')
     .option('--service-url <url>', 'hosted speech service base URL (default: the self-hosted service, in-process)')
-    .option('--api-key <key>', 'API key for --service-url (default: $FISH_API_KEY or $SHOAL_API_KEY)')
+    .option('--api-key <key>', 'API key for --service-url (default: $FISH_API_KEY or $SHOAL_API_KEY)');
+  addPhoneOptions(command)
+    .addHelpText(
+      'after',
+      `
+Phone calls: set TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN and pass --public-url (a tunnel such as
+https://abc.ngrok.app); point the Twilio number's voice webhook at POST <public-url>/twilio/voice.
+Other carriers stream to /telephony/{telnyx,plivo,vonage,exotel}?key=$SHOAL_STREAM_KEY. See docs/telephony.md.`,
+    )
     .action(async (options: AgentCommandOptions) => {
       const { runAgentCommand } = await import('../run-agent.js');
       await runAgentCommand(options);

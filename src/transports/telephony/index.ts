@@ -11,3 +11,17 @@ export { mediaFormat, decodeMedia, encodeMedia, UnsupportedMediaFormatError, typ
 export { StreamTokens, streamTokenDefaults, type StreamTokenOptions } from './stream-tokens.js';
 export * from './carriers/index.js';
 export { CarrierEndpoints, type CarrierEndpointsOptions } from './carrier-endpoints.js';
+export * from './twilio/index.js';
+export {
+  CallControlError,
+  TransferTargetError,
+  isPhoneNumber,
+  isSipUri,
+  type AnsweredBy,
+  type CallControl,
+  type OutboundCall,
+  type TransferTarget,
+} from './call-control.js';
+export { runPhoneCall, phoneActions, phoneCallDefaults, type PhoneCallOptions } from './phone-call.js';
+export { dtmfTones, dtmfToneDefaults, DtmfDigitsError } from './dtmf-tones.js';
+export { placeCall, placeCallDefaults, type PlaceCallOptions } from './place-call.js';
