@@ -1,15 +1,15 @@
 #!/usr/bin/env node
-// Runs the compiled CLI when `npm run build` has been run, else the TypeScript sources through tsx.
+// In a checkout (src/ present) runs the TypeScript sources through tsx; the installed package runs the compiled dist/.
 import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const compiled = join(root, 'dist', 'src', 'cli', 'main.js');
-if (existsSync(compiled)) {
-  await import(pathToFileURL(compiled).href);
-} else {
+const sources = join(root, 'src', 'cli', 'main.ts');
+if (existsSync(sources)) {
   const { register } = await import('tsx/esm/api');
   register();
-  await import(pathToFileURL(join(root, 'src', 'cli', 'main.ts')).href);
+  await import(pathToFileURL(sources).href);
+} else {
+  await import(pathToFileURL(join(root, 'dist', 'src', 'cli', 'main.js')).href);
 }

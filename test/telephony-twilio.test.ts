@@ -235,7 +235,7 @@ describe('call control through the Twilio REST API (a fake one, by its documente
       const { call, closedAt } = await answer(callSid);
       const events = new Subject<AgentEvent>();
       runPhoneCall(call.transport, events, { control: control(), transferTargets: { 'front desk': '+14155550100' }, log: (line) => logs.push(line) });
-      events.next({ type: 'tool-call', name: 'transfer_call', arguments: args });
+      events.next({ type: 'tool-call', reply: 1, speculative: false, kept: true, name: 'transfer_call', arguments: args });
       call.transport.hangup('transferred to a human agent');
       await expect.poll(() => closedAt()).toBeGreaterThan(0);
       const updates = api.updates(callSid);
@@ -251,8 +251,8 @@ describe('call control through the Twilio REST API (a fake one, by its documente
     const { call, closedAt } = await answer(callSid);
     const events = new Subject<AgentEvent>();
     runPhoneCall(call.transport, events, { control: control(), log: (line) => logs.push(line) });
-    events.next({ type: 'tool-call', name: 'transfer_call', arguments: { to: 'the moon' } });
-    expect(logs.at(-1)).toMatch(/transfer_call failed: cannot transfer to "the moon"/);
+    events.next({ type: 'tool-call', reply: 1, speculative: false, kept: true, name: 'transfer_call', arguments: { to: 'the moon' } });
+    expect(logs.at(-1)).toMatch(/transfer_call failed: no transfer target for "the moon"/);
     call.transport.hangup('done');
     await expect.poll(() => closedAt()).toBeGreaterThan(0);
     expect(api.updates(callSid).map((u) => u.params)).toEqual([{ Status: 'completed' }]);
@@ -263,7 +263,7 @@ describe('call control through the Twilio REST API (a fake one, by its documente
     const { call, received } = await answer(callSid);
     const events = new Subject<AgentEvent>();
     runPhoneCall(call.transport, events, { log: (line) => logs.push(line) });
-    events.next({ type: 'tool-call', name: 'send_dtmf', arguments: { digits: '1#' } });
+    events.next({ type: 'tool-call', reply: 1, speculative: false, kept: true, name: 'send_dtmf', arguments: { digits: '1#' } });
     await expect.poll(() => marks(received).length).toBeGreaterThan(0);
     const audio = decodeMuLaw(new Uint8Array(Buffer.concat(received.filter((m) => m.event === 'media').map((m) => Buffer.from(m.media!.payload, 'base64')))));
     expect(audio.length).toBe(2 * 8 * 180); // two 100 ms tones, each followed by 80 ms of silence
@@ -274,7 +274,7 @@ describe('call control through the Twilio REST API (a fake one, by its documente
     expect(toneShare(one, 941, 8000)).toBeLessThan(0.01);
     expect(toneShare(hash, 941, 8000)).toBeGreaterThan(0.3);
     expect(toneShare(hash, 1477, 8000)).toBeGreaterThan(0.3);
-    events.next({ type: 'tool-call', name: 'send_dtmf', arguments: { digits: 'hello' } });
+    events.next({ type: 'tool-call', reply: 1, speculative: false, kept: true, name: 'send_dtmf', arguments: { digits: 'hello' } });
     expect(logs.at(-1)).toMatch(/send_dtmf failed: cannot send "hello" as DTMF/);
   });
 

@@ -1,7 +1,7 @@
 import type { Span } from '@opentelemetry/api';
 import { median, type SessionSummary, type TurnMetrics, type TurnReport } from './events.js';
 import type { AgentReply } from './reply.js';
-import { setMetricAttributes } from './tracing.js';
+import { turnAttributes } from './tracing.js';
 
 /** Fills a turn's metrics from its reply; the framework's share is voice-to-voice minus the stages it waited for. */
 export function completeTurnMetrics(report: TurnReport, reply: AgentReply, agentText: string, finalWall?: number): void {
@@ -68,7 +68,7 @@ export class CallRecord {
   /** Completes a turn's metrics, puts them on its span, ends the span and keeps the report. */
   close(report: TurnReport, reply: AgentReply, agentText: string, turnSpan: Span, finalWall?: number): void {
     completeTurnMetrics(report, reply, agentText, finalWall);
-    setMetricAttributes(turnSpan, 'shoal', { ...report.metrics, turn: report.turn });
+    turnSpan.setAttributes(turnAttributes(report));
     turnSpan.end();
     this.reports.push(report);
   }

@@ -9,6 +9,7 @@ import type { DialogueOutput, SpokenWord, TextToSpeech } from './contracts.js';
 import { inStage, type TurnStageError } from './errors.js';
 import { playedText } from './interruption.js';
 import { childSpan, inContext } from './tracing.js';
+import { spanAttributes } from '../tracing/index.js';
 
 export interface ReplyDependencies {
   tts: TextToSpeech;
@@ -24,7 +25,10 @@ export interface ReplyCallbacks {
   firstAudio(atMs: number): void;
   finished(): void;
   failed(error: TurnStageError): void;
-  toolCall(output: Extract<DialogueOutput, { type: 'tool-call' }>): void;
+  /** A tool call of the dialogue; `atText` is the length of the reply's text when it came. */
+  toolCall(output: Extract<DialogueOutput, { type: 'tool-call' }>, atText: number): void;
+  /** The reply stopped: finished, failed or cancelled. */
+  closed?(): void;
 }
 
 type SpeechAudio = { frame: AudioFrame; words?: SpokenWord[] };
@@ -71,7 +75,7 @@ export class AgentReply {
       tap({
         next: (output) => {
           if (output.type === 'end-call') this.endCall = output.reason ?? 'dialogue ended the call';
-          if (output.type === 'tool-call') this.callbacks.toolCall(output);
+          if (output.type === 'tool-call') this.callbacks.toolCall(output, this.text.length);
         },
         complete: () => this.endSpan(this.dialogueSpan),
       }),
@@ -177,6 +181,7 @@ export class AgentReply {
   private close(error?: TurnStageError): void {
     if (this.closed) return;
     this.closed = true;
+    this.callbacks.closed?.();
     this.synthesis?.unsubscribe();
     this.playing?.unsubscribe();
     this.control.complete();
@@ -193,10 +198,10 @@ export class AgentReply {
     if (this.ended.has(span)) return;
     this.ended.add(span);
     if (span === this.dialogueSpan && this.dialogueFirstTokenMs !== undefined) {
-      span.setAttribute('shoal.dialogue_first_token_ms', this.dialogueFirstTokenMs);
+      span.setAttribute(spanAttributes.dialogueFirstTokenMs, this.dialogueFirstTokenMs);
     }
     if (span === this.ttsSpan && this.ttsFirstAudioMs !== undefined) {
-      span.setAttribute('shoal.tts_first_audio_ms', this.ttsFirstAudioMs);
+      span.setAttribute(spanAttributes.ttsFirstAudioMs, this.ttsFirstAudioMs);
     }
     span.end();
   }

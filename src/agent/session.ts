@@ -1,5 +1,5 @@
 import { context, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
-import { defer, Observable, of, Subject, tap, type Subscription } from 'rxjs';
+import { defer, EMPTY, Observable, of, Subject, tap, type Subscription } from 'rxjs';
 import type { VoiceActivityDetector } from '../engines/index.js';
 import type { VoiceEvent } from '../pipeline/utterances.js';
 import { WorkTracker } from '../pipeline/work.js';
@@ -9,21 +9,14 @@ import type { AgentEvent, SessionSummary, TurnReport } from './events.js';
 import { CallRecord } from './call-report.js';
 import { CallTimers } from './call-timers.js';
 import { callerVoice, utteranceAudio } from './caller-voice.js';
+import { FailurePolicy } from './failure-policy.js';
+import type { ActiveReply, ReplyKind } from './active-reply.js';
 import { AgentReply } from './reply.js';
+import { ReplyTools } from './reply-tools.js';
 import type { ResolvedAgentOptions } from './resolve-options.js';
-import { callParentContext, childSpan, setMetricAttributes } from './tracing.js';
+import { callParentContext, childSpan } from './tracing.js';
 import { UtteranceState } from './utterance-state.js';
-
-type ReplyKind = 'greeting' | 'turn' | 'reprompt' | 'fallback' | 'goodbye';
-
-interface ActiveReply {
-  reply: AgentReply;
-  kind: ReplyKind;
-  report: TurnReport;
-  turnSpan: Span;
-  utterance?: UtteranceState;
-  endAfter: boolean;
-}
+import { spanAttributes } from '../tracing/index.js';
 
 /** One call: caller audio in, turns out, until hangup. Created by `VoiceAgent.handle`. */
 export class CallSession {
@@ -49,6 +42,8 @@ export class CallSession {
   private utterance: UtteranceState | undefined;
   private timers: CallTimers | undefined;
   private ended = false;
+  private readonly failures: FailurePolicy;
+  private replies = 0;
 
   constructor(
     private readonly options: ResolvedAgentOptions,
@@ -57,12 +52,13 @@ export class CallSession {
     this.events$ = this.events.asObservable();
     this.summary = new Promise((resolve) => (this.resolveSummary = resolve));
     const parent = callParentContext(transport.traceContext);
-    const call = childSpan(options.tracer, 'call', parent, { 'shoal.mode': options.mode, 'shoal.dialogue': options.dialogue.name });
+    const call = childSpan(options.tracer, 'call', parent, { [spanAttributes.callMode]: options.mode, [spanAttributes.callDialogue]: options.dialogue.name });
     this.callSpan = call.span;
     this.callCtx = call.ctx;
     this.traceId = trace.getSpanContext(call.ctx)!.traceId;
     this.record = new CallRecord(this.traceId, options.clock.now());
     this.utteranceOptions = options;
+    this.failures = new FailurePolicy(options.failures);
   }
 
   /** Resolves when no engine, dialogue or synthesis work is in flight (for drivers with a virtual clock). */
@@ -70,7 +66,7 @@ export class CallSession {
     for (;;) {
       await this.tracker.idle();
       await new Promise((resolve) => setImmediate(resolve));
-      if (this.tracker.pending === 0) return;
+      if (this.tracker.pending <= 0) return;
     }
   }
 
@@ -112,7 +108,7 @@ export class CallSession {
       }),
       this.transport.events$.subscribe((event) => {
         if (event.type === 'hangup') this.end(event.reason ?? 'caller hung up');
-        if (event.type === 'answered-by') this.sayOutputs(o.dialogue.answeredBy?.(event.answeredBy, [...this.history]));
+        if (event.type === 'answered-by' && o.dialogue.answeredBy) this.sayOutputs(() => o.dialogue.answeredBy!(event.answeredBy, [...this.history]) ?? EMPTY);
       }),
     );
     this.timers = new CallTimers(o.clock, o, {
@@ -128,6 +124,11 @@ export class CallSession {
 
   hangup(reason = 'agent hung up'): void {
     this.end(reason);
+  }
+
+  /** What the caller has heard so far of the reply the agent is playing; `undefined` while the agent is silent. */
+  heardAgentText(): string | undefined {
+    return this.current?.reply.hasStarted ? this.current.reply.heardText() : undefined;
   }
 
   private onVoice(event: VoiceEvent): void {
@@ -163,7 +164,7 @@ export class CallSession {
         failed: (error) => {
           this.utterances.delete(state);
           this.fail('asr', error);
-          this.say(o.fallbackLine, 'fallback');
+          this.sayFailure('asr');
         },
       },
       frames$,
@@ -199,7 +200,7 @@ export class CallSession {
     this.record.interruptions++;
     this.emit({ type: 'interrupted', turn: active.report.turn, playedText: heard });
     this.emit({ type: 'agent-stopped-speaking', turn: active.report.turn, interrupted: true });
-    this.history.push({ role: 'agent', text: heard, interrupted: true });
+    this.history.push(...active.tools.history(active.reply.text, heard, true));
     active.report.interrupted = true;
     active.report.metrics.interrupted = true;
     this.finishReport(active, heard);
@@ -209,7 +210,7 @@ export class CallSession {
   private preempt(text: string, state: UtteranceState): AgentReply | undefined {
     if (this.current) return undefined;
     this.pendingPreemptive?.reply.cancel();
-    const reply = this.createReply(this.respond(text), state.turnCtx, 'turn', state);
+    const reply = this.createReply((tools) => this.respond(text, tools), state.turnCtx, 'turn', state, undefined, true);
     reply.reply.start(true);
     return reply.reply;
   }
@@ -221,13 +222,15 @@ export class CallSession {
       this.startTurn(state);
       return;
     }
+    if (this.pendingPreemptive?.utterance === state) this.pendingPreemptive.reply.cancel();
     state.discard();
     if (!this.current) this.armSilenceTimer();
   }
 
-  private respond(userText: string): Observable<DialogueOutput> {
+  private respond(userText: string, tools: ReplyTools): Observable<DialogueOutput> {
     const history = [...this.history];
-    return defer(() => this.options.dialogue.respond({ history, userText }));
+    const speculative = tools.speculative;
+    return defer(() => this.options.dialogue.respond({ history, userText, callId: this.traceId, ...(speculative ? { speculative } : {}) }));
   }
 
   private startTurn(state: UtteranceState): void {
@@ -237,9 +240,10 @@ export class CallSession {
     if (held && state.preemptiveText === text && this.pendingPreemptive?.reply === held) {
       active = this.pendingPreemptive;
       active.report.metrics.preemptive = true;
+      active.tools.keep();
     } else {
       this.pendingPreemptive?.reply.cancel();
-      active = this.createReply(this.respond(text), state.turnCtx, 'turn', state);
+      active = this.createReply((tools) => this.respond(text, tools), state.turnCtx, 'turn', state);
       active.reply.start(true);
     }
     this.pendingPreemptive = undefined;
@@ -257,21 +261,23 @@ export class CallSession {
 
   /** A reply; `continues` is a failed reply whose turn this one (a fallback line) completes. */
   private createReply(
-    outputs$: Observable<DialogueOutput>,
+    outputs: (tools: ReplyTools) => Observable<DialogueOutput>,
     parent: Context,
     kind: ReplyKind,
     utterance?: UtteranceState,
     continues?: ActiveReply,
+    speculative = false,
   ): ActiveReply {
     const o = this.options;
     utterance ??= continues?.utterance;
-    const turnSpan = continues?.turnSpan ?? utterance?.turnSpan ?? childSpan(o.tracer, 'turn', this.callCtx, { 'shoal.kind': kind }).span;
+    const turnSpan = continues?.turnSpan ?? utterance?.turnSpan ?? childSpan(o.tracer, 'turn', this.callCtx, { [spanAttributes.turnKind]: kind }).span;
     const ctx = continues || !utterance ? trace.setSpan(this.callCtx, turnSpan) : parent;
     const report: TurnReport = continues?.report ?? { turn: 0, user_text: '', agent_text: '', interrupted: false, metrics: { interrupted: false } };
     let active!: ActiveReply;
+    const tools = new ReplyTools(++this.replies, speculative, () => report.turn || undefined, (event) => this.emit(event), (fate) => this.tracker.waitingFor(fate));
     const reply = new AgentReply(
       { tts: o.tts, sink: this.transport, clock: o.clock, tracker: this.tracker, tracer: o.tracer, chunking: { firstChunk: o.modeSettings.firstChunk }, playout: o.playout },
-      outputs$,
+      outputs(tools),
       ctx,
       {
         firstAudio: (atMs) => {
@@ -281,7 +287,8 @@ export class CallSession {
         finished: () => {
           if (this.current !== active) return;
           this.current = undefined;
-          this.history.push({ role: 'agent', text: reply.text.trim() });
+          this.history.push(...tools.history(reply.text, reply.text, false));
+          if (kind === 'turn') this.failures.succeeded();
           this.emit({ type: 'agent-stopped-speaking', turn: report.turn, interrupted: false });
           this.finishReport(active, reply.text.trim());
           if (reply.endCall || active.endAfter) this.end(reply.endCall ?? 'agent ended the call', false);
@@ -296,12 +303,13 @@ export class CallSession {
             this.finishReport(active, reply.heardText());
             if (active.endAfter) this.end('agent ended the call', false);
             else this.armSilenceTimer();
-          } else this.say(o.fallbackLine, 'fallback', active);
+          } else this.sayFailure(error.stage, active);
         },
-        toolCall: (call) => this.emit({ type: 'tool-call', name: call.name, arguments: call.arguments, result: call.result }),
+        toolCall: (call, atText) => tools.record(call, atText),
+        closed: () => tools.discard(),
       },
     );
-    active = { reply, kind, report, turnSpan, utterance, endAfter: kind === 'goodbye' };
+    active = { reply, kind, report, turnSpan, utterance, endAfter: kind === 'goodbye', tools };
     if (kind === 'turn' && utterance) this.pendingPreemptive = active;
     return active;
   }
@@ -312,13 +320,13 @@ export class CallSession {
   }
 
   private say(text: string, kind: ReplyKind, continues?: ActiveReply): void {
-    this.sayOutputs(of<DialogueOutput>({ type: 'text', delta: text }), kind, continues);
+    this.sayOutputs(() => of<DialogueOutput>({ type: 'text', delta: text }), kind, continues);
   }
 
-  /** Says what a dialogue produced outside a turn (a line of the agent's own, a reaction to a call event). */
-  private sayOutputs(outputs$: Observable<DialogueOutput> | undefined, kind: ReplyKind = 'turn', continues?: ActiveReply): void {
-    if (this.ended || !outputs$) return;
-    const active = this.createReply(outputs$, this.callCtx, kind, undefined, continues);
+  /** Says what a dialogue produced outside a turn (a line of its own, a reaction to a call event). */
+  private sayOutputs(outputs: ((tools: ReplyTools) => Observable<DialogueOutput>) | undefined, kind: ReplyKind = 'turn', continues?: ActiveReply): void {
+    if (this.ended || !outputs) return;
+    const active = this.createReply(outputs, this.callCtx, kind, undefined, continues);
     this.makeCurrent(active);
     active.reply.start();
   }
@@ -337,11 +345,18 @@ export class CallSession {
     this.current = active;
   }
 
+  /** A failed turn: the stage's unavailable line, or the hang-up line when failures keep coming. */
+  private sayFailure(stage: TurnStageError['stage'], continues?: ActiveReply): void {
+    const verdict = this.failures.failed(stage, this.callSpan);
+    this.emit({ type: 'assistant-unavailable', ...verdict });
+    this.say(verdict.line, verdict.hangup ? 'goodbye' : 'fallback', continues);
+  }
+
   private sayGoodbye(reason: string): void {
     if (this.ended) return;
     this.utterance?.abandon();
     this.say(this.options.goodbyeLine, 'goodbye');
-    this.callSpan.setAttribute('shoal.goodbye_reason', reason);
+    this.callSpan.setAttribute(spanAttributes.callGoodbyeReason, reason);
   }
 
   private armSilenceTimer(): void {
@@ -359,7 +374,7 @@ export class CallSession {
   private fail(stage: TurnStageError['stage'], error: unknown): void {
     this.record.errors++;
     const failure = inStage(stage, error);
-    this.callSpan.addEvent('error', { 'shoal.stage': stage, 'exception.message': failure.message });
+    this.callSpan.addEvent('error', { [spanAttributes.errorStage]: stage, 'exception.message': failure.message });
     this.emit({ type: 'error', stage, message: failure.message });
   }
 
@@ -385,8 +400,13 @@ export class CallSession {
     this.vad?.release();
     this.callStt?.release();
     const summary = this.record.summary(reason, this.options.clock.now());
-    setMetricAttributes(this.callSpan, 'shoal', { turns: summary.turns.length, interruptions: summary.interruptions, errors: summary.errors, duration_ms: summary.durationMs });
-    this.callSpan.setAttribute('shoal.hangup_reason', reason);
+    this.callSpan.setAttributes({
+      [spanAttributes.callTurns]: summary.turns.length,
+      [spanAttributes.callInterruptions]: summary.interruptions,
+      [spanAttributes.callErrors]: summary.errors,
+      [spanAttributes.callDurationMs]: summary.durationMs,
+    });
+    this.callSpan.setAttribute(spanAttributes.callHangupReason, reason);
     this.callSpan.end();
     this.emit({ type: 'hangup', reason, summary });
     this.events.complete();

@@ -1,8 +1,9 @@
-import { context, ROOT_CONTEXT, trace, type Context, type Span, type Tracer } from '@opentelemetry/api';
+import { context, ROOT_CONTEXT, trace, type Attributes, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import { Observable } from 'rxjs';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { formatTraceparent, newSpanId, newTraceId, parseTraceparent } from '../tracing/index.js';
+import { formatTraceparent, newSpanId, newTraceId, parseTraceparent, spanAttributes } from '../tracing/index.js';
 import type { CallTraceContext } from './contracts.js';
+import type { TurnMetrics, TurnReport } from './events.js';
 
 export const agentTracer = (): Tracer => trace.getTracer('shoal-agent');
 
@@ -35,13 +36,26 @@ export function childSpan(tracer: Tracer, name: string, parent: Context, attribu
   return { span, ctx };
 }
 
-/** Sets the numeric metrics on a span as `shoal.*` attributes (undefined figures are left out). */
-export function setMetricAttributes(span: Span, prefix: string, metrics: object): void {
-  for (const [key, value] of Object.entries(metrics)) {
-    if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'string') {
-      span.setAttribute(`${prefix}.${key}`, value);
-    }
+/** The span attribute of each turn metric (a new metric must be given one here). */
+const metricAttributes: Record<keyof TurnMetrics, string> = {
+  endOfSpeechToFinalMs: spanAttributes.asrEndOfSpeechToFinalMs,
+  dialogueFirstTokenMs: spanAttributes.dialogueFirstTokenMs,
+  ttsFirstAudioMs: spanAttributes.ttsFirstAudioMs,
+  voiceToVoiceMs: spanAttributes.turnVoiceToVoiceMs,
+  endpointingMs: spanAttributes.turnEndpointingMs,
+  frameworkOverheadMs: spanAttributes.turnFrameworkOverheadMs,
+  preemptive: spanAttributes.turnPreemptive,
+  interrupted: spanAttributes.turnInterrupted,
+};
+
+/** A finished turn's number and metrics as span attributes (figures not measured are left out). */
+export function turnAttributes(report: TurnReport): Attributes {
+  const attributes: Attributes = { [spanAttributes.turnNumber]: report.turn };
+  for (const [key, name] of Object.entries(metricAttributes) as [keyof TurnMetrics, string][]) {
+    const value = report.metrics[key];
+    if (value !== undefined) attributes[name] = value;
   }
+  return attributes;
 }
 
 let contextManagerChecked = false;

@@ -8,6 +8,7 @@ import { isBackchannel, substantiveWords } from './interruption.js';
 import type { AgentReply } from './reply.js';
 import type { ResolvedAgentOptions } from './resolve-options.js';
 import { childSpan, inContext } from './tracing.js';
+import { spanAttributes } from '../tracing/index.js';
 
 export interface UtteranceDependencies {
   options: ResolvedAgentOptions;
@@ -109,6 +110,12 @@ export class UtteranceState {
     ) {
       this.paused = true;
       this.callbacks.pause();
+      // An interim with words may have come before the speech was long enough to pause: it interrupts now,
+      // rather than at the next changed interim or the final transcript (which may be seconds away).
+      if (this.interim && this.wantsInterruption(this.interim)) {
+        this.interruptAgent();
+        return;
+      }
       const o = this.deps.options;
       this.falseInterruption = timer(this.interruption.falseInterruptionTimeoutMs, o.clock.scheduler).subscribe(() => {
         if (this.paused && !this.interrupted) this.resumeAgent();
@@ -158,7 +165,7 @@ export class UtteranceState {
     this.finalText = text;
     this.finalWall = performance.now();
     if (this.endpoint) this.asrMs = performance.now() - this.endpoint.endpointWall;
-    if (this.asrMs !== undefined) this.asrSpan.setAttribute('shoal.end_of_speech_to_final_ms', this.asrMs);
+    if (this.asrMs !== undefined) this.asrSpan.setAttribute(spanAttributes.asrEndOfSpeechToFinalMs, this.asrMs);
     this.endAsrSpan();
     this.callbacks.transcript(text, true);
     if (this.deps.agent() && !this.interrupted) {
@@ -195,7 +202,7 @@ export class UtteranceState {
   discard(): void {
     if (this.consumed) return;
     this.consumed = true;
-    this.turnSpan.setAttribute('shoal.discarded', true);
+    this.turnSpan.setAttribute(spanAttributes.turnDiscarded, true);
     this.turnSpan.end();
     this.abandon();
   }

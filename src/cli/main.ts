@@ -6,6 +6,7 @@ import { registerAgent } from './commands/agent.js';
 import { registerTalk } from './commands/talk.js';
 import { registerCall } from './commands/call.js';
 import { registerTts, registerAsr } from './commands/oneshot.js';
+import { startTelemetry } from './telemetry.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url.replace('/dist/src/', '/src/')), 'utf8')) as {
   version: string;
@@ -36,9 +37,12 @@ registerCall(program);
 registerTts(program);
 registerAsr(program);
 
+const telemetry = await startTelemetry((message) => process.stderr.write(`shoal: ${message}\n`));
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
   process.stderr.write(`shoal: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exitCode = 1;
+} finally {
+  await telemetry?.shutdown();
 }

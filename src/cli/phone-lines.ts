@@ -10,10 +10,10 @@ import {
   publicStreamUrl,
   isPhoneNumber,
   isSipUri,
-  TransferTargetError,
-  type CallControl,
+  type CarrierCallControl,
 } from '../transports/telephony/index.js';
 import type { CallMode } from '../transports/call-session.js';
+import { TransferTargetError } from '../transports/transfer-target.js';
 
 /** What `shoal agent` and `shoal call` need to know about the phone side; env fills what the flags leave out. */
 export interface PhoneSettings {
@@ -61,7 +61,7 @@ export class PhoneSetupError extends Error {
 export class PhoneLines {
   readonly publicUrl: string | undefined;
   readonly tokens: StreamTokens | undefined;
-  readonly control: CallControl | undefined;
+  readonly control: CarrierCallControl | undefined;
   readonly accessKey: string | undefined;
   readonly routes: Array<(request: IncomingMessage, response: ServerResponse) => boolean> = [];
   private readonly webhooks: TwilioWebhooks | undefined;

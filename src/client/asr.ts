@@ -8,6 +8,7 @@ import type { HttpTransport, OpenResponse, RequestBody } from './http.js';
 import { msgpackBody } from './request-body.js';
 import { startCallTrace } from './tracing.js';
 import type { Transcription } from './types.js';
+import { spanAttributes } from '../tracing/index.js';
 
 export interface TranscribeOptions extends CallOptions {
   /** ISO code such as `en`; auto-detected when omitted. */
@@ -100,7 +101,7 @@ export async function transcribe(http: HttpTransport, input: FileInput, options:
   if (audio.byteLength === 0) throw new InvalidRequestError('the audio to transcribe is empty');
   const name = options.filename ?? fileName(input, `audio${extensionOf(audio)}`);
   const limits = http.options.asrLimits;
-  const trace = startCallTrace('asr', { 'shoal.audio_bytes': audio.byteLength }, options.traceparent);
+  const trace = startCallTrace('asr', { [spanAttributes.asrAudioBytes]: audio.byteLength }, options.traceparent);
   try {
     if (!mayExceedLimits(audio, limits.maxBytes, limits.maxDurationMs)) {
       const result = await transcribeOne(http, audio, name, options, trace.headers);
@@ -120,7 +121,7 @@ export async function transcribe(http: HttpTransport, input: FileInput, options:
       return result;
     }
     const pieces = splitAtSilences(decoded.samples, decoded.sampleRate, limits);
-    trace.span.setAttribute('shoal.asr_pieces', pieces.length);
+    trace.span.setAttribute(spanAttributes.asrPieces, pieces.length);
     const texts: string[] = [];
     const segments: Transcription['segments'] = [];
     let language: string | undefined;

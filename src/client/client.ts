@@ -10,6 +10,7 @@ import type { Transcription, TtsModel, TtsRequest, VoiceDesignRequest } from './
 import { designVoice, type DesignedVoice, type VoiceDesignOptions } from './voice-design.js';
 import { VoiceModels } from './voice-models.js';
 import { Wallet } from './wallet.js';
+import { spanAttributes } from '../tracing/index.js';
 
 export interface LiveTtsOptions extends LiveOptions {
   /** `model` header of the upgrade; defaults to the client's model. */
@@ -55,7 +56,7 @@ export class SpeechClient {
     const start = { ...request, text: '' };
     validateTtsRequest(start);
     const model = options.model ?? this.options.model;
-    const trace = startCallTrace('tts.live', { 'shoal.model': model }, options.traceparent);
+    const trace = startCallTrace('tts.live', { [spanAttributes.ttsModel]: model }, options.traceparent);
     const headers = this.http.baseHeaders({ model, ...options.headers, ...trace.headers });
     const { model: _model, timestamps, signal, headers: _headers, traceparent: _traceparent, ...liveOptions } = options;
     return LiveTtsSession.open(

@@ -4,6 +4,7 @@ import type { HttpTransport } from './http.js';
 import { startCallTrace } from './tracing.js';
 import { ttsBody, validateTtsRequest, type TtsOptions } from './tts.js';
 import type { Alignment, TtsRequest } from './types.js';
+import { spanAttributes } from '../tracing/index.js';
 
 /** A word with absolute times in ms from the start of the whole audio. */
 export interface TimedWord {
@@ -123,7 +124,7 @@ export function streamTtsWithTimestamps(
   const what = 'POST /v1/tts/stream/with-timestamp';
   return {
     async *[Symbol.asyncIterator]() {
-      const trace = startCallTrace('tts.with_timestamp', { 'shoal.model': model, 'shoal.text_chars': request.text.length }, options.traceparent);
+      const trace = startCallTrace('tts.with_timestamp', { [spanAttributes.ttsModel]: model, [spanAttributes.ttsTextChars]: request.text.length }, options.traceparent);
       let failure: unknown;
       try {
         const response = await http.send({

@@ -5,6 +5,7 @@ import { retryDelayMs, sleep } from './retry.js';
 import { jsonBody, msgpackBody } from './request-body.js';
 import { startCallTrace } from './tracing.js';
 import type { TtsModel, TtsRequest } from './types.js';
+import { spanAttributes } from '../tracing/index.js';
 
 export interface TtsOptions extends CallOptions {
   /** `model` header; defaults to the client's model. */
@@ -49,7 +50,7 @@ export function streamTts(http: HttpTransport, request: TtsRequest, options: Tts
   const body = ttsBody(request, options.encoding);
   const model = options.model ?? http.options.model;
   async function* chunks(): AsyncGenerator<Uint8Array> {
-    const trace = startCallTrace('tts', { 'shoal.model': model, 'shoal.text_chars': request.text.length }, options.traceparent);
+    const trace = startCallTrace('tts', { [spanAttributes.ttsModel]: model, [spanAttributes.ttsTextChars]: request.text.length }, options.traceparent);
     let failure: unknown;
     let bytes = 0;
     try {
@@ -72,7 +73,7 @@ export function streamTts(http: HttpTransport, request: TtsRequest, options: Tts
       failure = error;
       throw error;
     } finally {
-      trace.span.setAttribute('shoal.audio_bytes', bytes);
+      trace.span.setAttribute(spanAttributes.ttsAudioBytes, bytes);
       trace.end(failure);
     }
   }

@@ -1,1 +1,2 @@
 export * from './traceparent.js';
+export * from './attributes.js';

@@ -1,7 +1,9 @@
 import { Command, Option } from 'commander';
-import { parsePort } from '../parse.js';
+import { callsPerCore, defaults as admissionDefaults } from '../../agent/admission.js';
+import { addLlmOptions, type LlmCommandOptions } from '../llm-options.js';
+import { parsePort, parsePositiveInteger } from '../parse.js';
 
-export interface AgentCommandOptions {
+export interface AgentCommandOptions extends LlmCommandOptions {
   agent: string;
   host: string;
   port: number;
@@ -9,12 +11,16 @@ export interface AgentCommandOptions {
   script?: string;
   serviceUrl?: string;
   apiKey?: string;
+  /** Calls taken at once; default: derived from the cores (admissionDefaults.maxCalls). */
+  maxCalls?: number;
+  /** On SIGTERM, the longest wait for calls in progress to end before they are cut. */
+  drainTimeoutMs?: number;
   /** Public https URL carriers reach this server at (env SHOAL_PUBLIC_URL): turns on Twilio's answer webhook and stream tokens. */
   publicUrl?: string;
   /** NAME=NUMBER pairs a dialogue's `transfer_call {to: NAME}` goes to. */
   transfer?: string[];
   /** Where `transfer_call` goes without a known name. */
-  transferDefault?: string;
+  transferTo?: string;
 }
 
 /** The phone options `shoal agent` and `shoal call` share. */
@@ -22,7 +28,7 @@ export function addPhoneOptions(command: Command): Command {
   return command
     .option('--public-url <url>', 'public https URL carriers reach this server at (default: $SHOAL_PUBLIC_URL); serves POST /twilio/voice')
     .option('--transfer <name=number>', 'where transfer_call {to: name} goes: a +E.164 number or sip: URI (repeatable)', collect, [])
-    .option('--transfer-default <number>', 'where transfer_call goes when it names no known target');
+    .option('--transfer-to <number>', 'where transfer_call goes when it names no known target');
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -32,24 +38,27 @@ function collect(value: string, previous: string[]): string[] {
 export function registerAgent(program: Command): void {
   const command = program
     .command('agent')
-    .description('run an agent with its transports: the browser demo page at / and a telephony media-stream endpoint')
+    .description('run an agent with its transports: the browser demo page at / and telephony media-stream endpoints')
     .option('--agent <name>', 'ready-made agent to run', 'receptionist')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port of the demo page and transports', parsePort, 3000)
     .addOption(new Option('--mode <mode>', 'turn-taking mode').choices(['low-latency', 'balanced']).default('balanced'))
     .option('--script <file>', 'run a scripted dialogue from a JSON or YAML file instead of --agent')
     .option('--service-url <url>', 'hosted speech service base URL (default: the self-hosted service, in-process)')
-    .option('--api-key <key>', 'API key for --service-url (default: $FISH_API_KEY or $SHOAL_API_KEY)');
-  addPhoneOptions(command)
+    .option('--api-key <key>', 'API key for --service-url (default: $FISH_API_KEY or $SHOAL_API_KEY)')
+    .option('--max-calls <n>', `calls taken at once; more hear a busy line / see "busy" (default: ${callsPerCore} per core = ${admissionDefaults.maxCalls})`, parsePositiveInteger)
+    .option('--drain-timeout <ms>', 'on SIGTERM: stop taking calls, wait this long for calls in progress to end, then exit 0', parsePositiveInteger, 30_000)
+    .addHelpText('after', '\nProbes on the same port: GET /healthz (alive), GET /readyz (200 while taking calls, 503 when full or draining), GET /metrics (Prometheus).')
     .addHelpText(
       'after',
       `
 Phone calls: set TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN and pass --public-url (a tunnel such as
 https://abc.ngrok.app); point the Twilio number's voice webhook at POST <public-url>/twilio/voice.
 Other carriers stream to /telephony/{telnyx,plivo,vonage,exotel}?key=$SHOAL_STREAM_KEY. See docs/telephony.md.`,
-    )
-    .action(async (options: AgentCommandOptions) => {
-      const { runAgentCommand } = await import('../run-agent.js');
-      await runAgentCommand(options);
-    });
+    );
+  addLlmOptions(addPhoneOptions(command)).action(async (raw: AgentCommandOptions & { drainTimeout?: number }) => {
+    const options: AgentCommandOptions = { ...raw, drainTimeoutMs: raw.drainTimeout };
+    const { runAgentCommand } = await import('../run-agent.js');
+    await runAgentCommand(options);
+  });
 }

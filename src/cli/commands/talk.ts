@@ -1,8 +1,9 @@
 import { Command, Option } from 'commander';
 import type { TalkOptions } from '../../transports/file/talk.js';
+import { addLlmOptions } from '../llm-options.js';
 
 export function registerTalk(program: Command): void {
-  program
+  const command = program
     .command('talk')
     .description('play a recorded caller into an agent and report each turn')
     .requiredOption('--in <file>', 'the caller recording (WAV of any rate, mu-law or A-law too; MP3, Opus, FLAC)')
@@ -11,9 +12,9 @@ export function registerTalk(program: Command): void {
     .option('--script <file>', 'run a scripted dialogue from a JSON or YAML file instead of --agent')
     .addOption(new Option('--mode <mode>', 'turn-taking mode').choices(['low-latency', 'balanced']).default('balanced'))
     .option('--json', 'print one JSON object per turn on stdout')
-    .option('--fast', 'play the caller faster than real time')
-    .action(async (options: TalkOptions) => {
-      const { runTalk } = await import('../../transports/file/talk.js');
-      await runTalk(options);
-    });
+    .option('--fast', 'play the caller faster than real time');
+  addLlmOptions(command).action(async (options: TalkOptions) => {
+    const { runTalk } = await import('../../transports/file/talk.js');
+    await runTalk(options);
+  });
 }

@@ -1,10 +1,17 @@
 import { existsSync } from 'node:fs';
-import koffi from 'koffi';
+import type Koffi from 'koffi';
+import { MissingPackageError, requireOptional } from '../../optional/index.js';
 import { EngineUnavailableError } from '../types.js';
 import { installHint, type PocketSphinxOptions } from './options.js';
 
 /** Throws EngineUnavailableError naming what is missing and what to install. */
 export function checkPocketSphinxInstalled(options: PocketSphinxOptions): void {
+  let koffi: typeof Koffi;
+  try {
+    koffi = requireOptional<typeof Koffi>('koffi');
+  } catch (error) {
+    throw error instanceof MissingPackageError ? new EngineUnavailableError('pocketsphinx', error.message) : error;
+  }
   for (const path of [options.libraryPath, options.sphinxbaseLibraryPath]) {
     try {
       koffi.load(path);

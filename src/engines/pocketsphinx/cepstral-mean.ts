@@ -1,4 +1,8 @@
-import koffi from 'koffi';
+import type Koffi from 'koffi';
+import { requireOptional } from '../../optional/index.js';
+
+/** Checked by checkPocketSphinxInstalled before the decoder worker starts. */
+const koffi = requireOptional<typeof Koffi>('koffi');
 
 /**
  * The leading fields of sphinxbase's `feat_t` (sphinxbase/feat.h, 0.8+5prealpha), up to `cmn_struct`,

@@ -1,7 +1,11 @@
-import koffi from 'koffi';
+import type Koffi from 'koffi';
+import { requireOptional } from '../../optional/index.js';
 import type { Hypothesis, WordTiming } from '../types.js';
 import { CepstralMeanState } from './cepstral-mean.js';
 import { frameMs } from './options.js';
+
+/** Checked by checkPocketSphinxInstalled before the decoder worker starts. */
+const koffi = requireOptional<typeof Koffi>('koffi');
 
 /** The C functions of pocketsphinx 5prealpha (Debian's libpocketsphinx3) that the decoder uses. */
 export interface PocketSphinxLibrary {

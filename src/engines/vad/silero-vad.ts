@@ -1,5 +1,5 @@
 import type { VoiceActivityDetector } from '../types.js';
-import { ort, sileroSession } from './silero-session.js';
+import { onnxRuntime, sileroSession } from './silero-session.js';
 
 const sampleRate = 16000;
 const frameSamples = 512;
@@ -17,7 +17,8 @@ export class SileroVad implements VoiceActivityDetector {
   readonly frameSamples = frameSamples;
   private state: Float32Array = new Float32Array(stateSize);
   private readonly input = new Float32Array(contextSamples + frameSamples);
-  private readonly rate = new ort.Tensor('int64', BigInt64Array.from([BigInt(sampleRate)]), []);
+  private readonly ort = onnxRuntime();
+  private readonly rate = new this.ort.Tensor('int64', BigInt64Array.from([BigInt(sampleRate)]), []);
   private queue: Promise<unknown> = Promise.resolve();
   private released = false;
   private generation = 0;
@@ -61,8 +62,8 @@ export class SileroVad implements VoiceActivityDetector {
     const input = this.input;
     for (let i = 0; i < frameSamples; i++) input[contextSamples + i] = frame[i]! / 32768;
     const feeds = {
-      input: new ort.Tensor('float32', input.slice(), [1, contextSamples + frameSamples]),
-      state: new ort.Tensor('float32', this.state, [2, 1, 128]),
+      input: new this.ort.Tensor('float32', input.slice(), [1, contextSamples + frameSamples]),
+      state: new this.ort.Tensor('float32', this.state, [2, 1, 128]),
       sr: this.rate,
     };
     input.copyWithin(0, frameSamples, frameSamples + contextSamples);

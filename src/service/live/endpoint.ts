@@ -10,6 +10,7 @@ import { bearerKey, unauthorizedMessage } from '../http/gate.js';
 import { extractTraceContext, startServerSpan } from '../http/tracing.js';
 import { modelForLive } from '../tts/models.js';
 import { LiveTtsSession } from './session.js';
+import { spanAttributes } from '../../tracing/index.js';
 
 export interface LiveOptions {
   /** Paths of the realtime endpoint; the second adds word alignment to each audio event. */
@@ -101,7 +102,7 @@ export class LiveEndpoint {
       await this.service.accounts.ensureCredit(principal);
       release = this.service.accounts.admit(principal, 'live-session');
       const model = modelForLive(request.headers.model);
-      span.span.setAttribute('tts.model', model.id);
+      span.span.setAttribute(spanAttributes.ttsModel, model.id);
       let adopted = false;
       socket.once('close', () => {
         if (adopted) return;

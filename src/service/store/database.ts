@@ -1,9 +1,10 @@
-import Database from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { requireOptional } from '../../optional/index.js';
 import { migrations, type Migration } from './migrations.js';
 
-export type SqliteDatabase = Database.Database;
+export type SqliteDatabase = BetterSqlite3.Database;
 
 export const defaults = {
   /** File name of the database inside the data directory. */
@@ -31,6 +32,7 @@ export function openDatabase(
   mkdirSync(dataDir, { recursive: true });
   const synchronous = options.synchronous ?? defaults.synchronous;
   if (synchronous !== 'NORMAL' && synchronous !== 'FULL') throw new RangeError(`synchronous must be NORMAL or FULL, got ${synchronous}`);
+  const Database = requireOptional<typeof BetterSqlite3>('better-sqlite3');
   const db = new Database(join(dataDir, defaults.fileName), { timeout: defaults.busyTimeoutMs });
   try {
     db.pragma('journal_mode = WAL');

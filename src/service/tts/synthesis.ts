@@ -2,6 +2,7 @@ import type { Context } from '@opentelemetry/api';
 import { applyGainDb, normalizeLoudness, resample } from '../../audio/index.js';
 import type { TextToSpeechEngine, VoiceSettings, WordTiming } from '../../engines/index.js';
 import { withChildSpan } from '../http/tracing.js';
+import { spanAttributes } from '../../tracing/index.js';
 
 /** A piece of text spoken by one speaker, synthesised in one engine call. */
 export interface SpeechChunk {
@@ -72,7 +73,7 @@ export async function* synthesizeChunks(
   const start = (index: number): Promise<SynthesizedChunk> => {
     const run = () => synthesizeChunk(engine, chunks[index]!, settings, options.signal);
     const promise = options.trace
-      ? withChildSpan('tts.synthesize', options.trace, run, { 'tts.chunk': index, 'tts.characters': chunks[index]!.text.length })
+      ? withChildSpan('tts.synthesize', options.trace, run, { [spanAttributes.ttsChunk]: index, [spanAttributes.ttsChunkChars]: chunks[index]!.text.length })
       : run();
     promise.catch(() => {});
     return promise;

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { importOptional } from '../../optional/index.js';
 
 /** One file of the built demo page. */
 interface PageAsset {
@@ -28,21 +29,21 @@ export function findWebRoot(from = dirname(fileURLToPath(import.meta.url))): str
   throw new DemoPageBuildError(`cannot find web/index.html above ${from}; the demo page ships in the package's web/ folder`);
 }
 
-/**
- * Bundles the page's TypeScript (app and the two AudioWorklet modules) with esbuild, in memory, once at
- * start-up: there is no separate build step for the page.
- */
-export async function buildDemoPage(webRoot = findWebRoot()): Promise<Map<string, PageAsset>> {
-  let esbuild: typeof import('esbuild');
-  try {
-    esbuild = await import('esbuild');
-  } catch {
-    throw new DemoPageBuildError('the demo page is bundled with esbuild at start-up; run `npm install` (esbuild is a dev dependency)');
-  }
-  const entries = { app: 'main.ts', 'capture-worklet': 'capture-worklet.ts', 'playback-worklet': 'playback-worklet.ts' };
+const scriptEntries = { app: 'main.ts', 'capture-worklet': 'capture-worklet.ts', 'playback-worklet': 'playback-worklet.ts' };
+
+/** Where `npm run build` puts the bundled page scripts: `dist/web/` beside the package's `web/`. */
+export function prebuiltPageDir(webRoot: string): string {
+  return join(dirname(webRoot), 'dist', 'web');
+}
+
+/** Bundles the page's TypeScript (app and the two AudioWorklet modules) with esbuild, in memory; file name to code. */
+export async function bundlePageScripts(webRoot = findWebRoot()): Promise<Map<string, Uint8Array>> {
+  const esbuild = await importOptional<typeof import('esbuild')>('esbuild').catch((error: unknown) => {
+    throw new DemoPageBuildError(error instanceof Error ? error.message : String(error));
+  });
   const result = await esbuild
     .build({
-      entryPoints: Object.fromEntries(Object.entries(entries).map(([name, file]) => [name, join(webRoot, 'src', file)])),
+      entryPoints: Object.fromEntries(Object.entries(scriptEntries).map(([name, file]) => [name, join(webRoot, 'src', file)])),
       bundle: true,
       format: 'esm',
       target: ['chrome110', 'firefox115', 'safari16'],
@@ -54,10 +55,25 @@ export async function buildDemoPage(webRoot = findWebRoot()): Promise<Map<string
     .catch((error: unknown) => {
       throw new DemoPageBuildError(`could not bundle the demo page: ${error instanceof Error ? error.message : String(error)}`);
     });
+  return new Map(result.outputFiles.map((file) => [file.path.split('/').pop() ?? file.path, file.contents]));
+}
+
+async function prebuiltPageScripts(webRoot: string): Promise<Map<string, Uint8Array> | undefined> {
+  const fromBuild = /[\\/]dist[\\/]src[\\/]/.test(fileURLToPath(import.meta.url));
+  const dir = prebuiltPageDir(webRoot);
+  if (!fromBuild || !existsSync(join(dir, 'app.js'))) return undefined;
+  const names = Object.keys(scriptEntries).map((name) => `${name}.js`);
+  return new Map(await Promise.all(names.map(async (name) => [name, await readFile(join(dir, name))] as const)));
+}
+
+/**
+ * The demo page's files: the page scripts bundled by `npm run build` when running the built package (no esbuild
+ * needed), else bundled from `web/src` with esbuild once at start-up.
+ */
+export async function buildDemoPage(webRoot = findWebRoot()): Promise<Map<string, PageAsset>> {
+  const scripts = (await prebuiltPageScripts(webRoot)) ?? (await bundlePageScripts(webRoot));
   const assets = new Map<string, PageAsset>();
-  for (const file of result.outputFiles) {
-    assets.set(`/${file.path.split('/').pop()}`, { body: file.contents, contentType: 'text/javascript; charset=utf-8' });
-  }
+  for (const [name, body] of scripts) assets.set(`/${name}`, { body, contentType: 'text/javascript; charset=utf-8' });
   assets.set('/', { body: await readFile(join(webRoot, 'index.html'), 'utf8'), contentType: 'text/html; charset=utf-8' });
   assets.set('/styles.css', { body: await readFile(join(webRoot, 'styles.css'), 'utf8'), contentType: 'text/css; charset=utf-8' });
   return assets;

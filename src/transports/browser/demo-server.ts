@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { StartCall } from '../call-session.js';
+import { handleProbe, type Readiness } from '../../metrics/index.js';
 import { CarrierEndpoints, type StreamTokens, type TelephonyEndpoint, type TelephonyTransport } from '../telephony/index.js';
 import { BrowserEndpoint } from './browser-endpoint.js';
 import type { BrowserTransport } from './browser-transport.js';
@@ -15,6 +16,8 @@ export interface DemoServerOptions {
   /** The agents the page's picker offers. */
   agents: AgentListing;
   startCall: StartCall<BrowserTransport | TelephonyTransport>;
+  /** Answers `/healthz`, `/readyz` and `/metrics` when given (what `/readyz` reports). */
+  readiness?: Readiness;
   onError?(error: unknown, where: string): void;
   /** When set, phone media streams must carry a token issued here (see the Twilio answer webhook). */
   streamTokens?: StreamTokens;
@@ -53,7 +56,9 @@ export async function startDemoServer(options: Partial<DemoServerOptions> & Pick
   const telephony = carriers.byCarrier.twilio;
   const page = demoPageHandler(assets, o.agents);
   const routes = o.routes ?? [];
+  const readiness = o.readiness;
   const http = createServer((request, response) => {
+    if (readiness && handleProbe(request, response, readiness)) return;
     if (!routes.some((route) => route(request, response))) page(request, response);
   });
   http.on('upgrade', (request, socket, head) => {

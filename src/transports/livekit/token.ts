@@ -1,4 +1,4 @@
-import { AccessToken } from 'livekit-server-sdk';
+import { importOptional } from '../../optional/index.js';
 
 export interface AgentTokenOptions {
   apiKey: string;
@@ -12,6 +12,7 @@ export interface AgentTokenOptions {
 
 /** A join token that lets the agent publish audio and data and subscribe to the caller in one room. */
 export async function createAgentToken(options: AgentTokenOptions): Promise<string> {
+  const { AccessToken } = await importOptional<typeof import('livekit-server-sdk')>('livekit-server-sdk');
   const token = new AccessToken(options.apiKey, options.apiSecret, {
     identity: options.identity,
     ttl: options.ttlSeconds ?? 3600,

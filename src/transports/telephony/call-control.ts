@@ -1,3 +1,5 @@
+import { TransferTargetError } from '../transfer-target.js';
+export { TransferTargetError };
 import type { CarrierName } from './carriers/index.js';
 
 /** Where a transfer goes: a phone number (E.164, e.g. +14155550100) or a SIP URI (sip:desk@pbx.example.com). */
@@ -28,7 +30,7 @@ export type AnsweredBy = 'human' | 'machine_start' | 'machine_end_beep' | 'machi
  * Call control through a carrier's REST API: what a media stream alone cannot do. One implementation per carrier;
  * `callId` is the carrier's call id (Twilio's CallSid).
  */
-export interface CallControl {
+export interface CarrierCallControl {
   readonly carrier: CarrierName;
   hangup(callId: string): Promise<void>;
   transfer(callId: string, target: TransferTarget): Promise<void>;
@@ -48,18 +50,11 @@ export class CallControlError extends Error {
   }
 }
 
-/** A transfer target that is neither an E.164 number nor a SIP URI. */
-export class TransferTargetError extends Error {
-  override readonly name = 'TransferTargetError';
-  constructor(readonly to: string) {
-    super(`cannot transfer to "${to}": give an E.164 number (+14155550100) or a SIP URI (sip:desk@pbx.example.com), or map the name with --transfer NAME=NUMBER`);
-  }
-}
-
 export function isSipUri(to: string): boolean {
   return /^sips?:[^@\s]+@[^\s]+$/i.test(to);
 }
 
+/** An E.164 number, bare or as a `tel:` URI. */
 export function isPhoneNumber(to: string): boolean {
-  return /^\+[1-9]\d{6,14}$/.test(to);
+  return /^(tel:)?\+[1-9]\d{6,14}$/i.test(to);
 }

@@ -7,6 +7,7 @@ export {
   type TelephonyEndpointOptions,
 } from './telephony-endpoint.js';
 export { mediaStream, parseInboundMessage, type InboundMessage, type OutboundMessage } from './media-stream-messages.js';
+export { busyTone, sendBusyLine, defaults as busyLineDefaults, type BusyLineOptions } from './busy-line.js';
 export { mediaFormat, decodeMedia, encodeMedia, UnsupportedMediaFormatError, type MediaFormat } from './media-format.js';
 export { StreamTokens, streamTokenDefaults, type StreamTokenOptions } from './stream-tokens.js';
 export * from './carriers/index.js';
@@ -14,14 +15,14 @@ export { CarrierEndpoints, type CarrierEndpointsOptions } from './carrier-endpoi
 export * from './twilio/index.js';
 export {
   CallControlError,
-  TransferTargetError,
   isPhoneNumber,
   isSipUri,
   type AnsweredBy,
-  type CallControl,
+  type CarrierCallControl,
   type OutboundCall,
   type TransferTarget,
 } from './call-control.js';
 export { runPhoneCall, phoneActions, phoneCallDefaults, type PhoneCallOptions } from './phone-call.js';
 export { dtmfTones, dtmfToneDefaults, DtmfDigitsError } from './dtmf-tones.js';
 export { placeCall, placeCallDefaults, type PlaceCallOptions } from './place-call.js';
+export { MediaStreamCaller, type MediaStreamCallerOptions, type HeardAudio } from './media-stream-caller.js';

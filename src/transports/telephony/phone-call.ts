@@ -1,12 +1,12 @@
 import type { Observable } from 'rxjs';
 import type { AgentEvent } from '../../agent/events.js';
-import { isPhoneNumber, isSipUri, TransferTargetError, type CallControl, type TransferTarget } from './call-control.js';
+import { isPhoneNumber, isSipUri, TransferTargetError, type CarrierCallControl, type TransferTarget } from './call-control.js';
 import { dtmfTones } from './dtmf-tones.js';
 import type { TelephonyTransport } from './telephony-transport.js';
 
 export interface PhoneCallOptions {
   /** The carrier's REST API; without it a hang-up only closes the stream and transfers cannot happen. */
-  control?: CallControl;
+  control?: CarrierCallControl;
   /** Names a dialogue may transfer to (`transfer_call` with `{to: 'front desk'}`) → number or SIP URI. */
   transferTargets: Record<string, string>;
   /** Where a transfer goes when the dialogue names no target or one not in `transferTargets`. */
@@ -34,7 +34,7 @@ export function runPhoneCall(transport: TelephonyTransport, events$: Observable<
   let transfer: TransferTarget | undefined;
 
   events$.subscribe((event) => {
-    if (event.type !== 'tool-call') return;
+    if (event.type !== 'tool-call' || !event.kept) return; // a discarded (speculative) reply's actions are not carried out
     try {
       if (event.name === phoneActions.transfer) {
         transfer = transferTarget(event.arguments, o);

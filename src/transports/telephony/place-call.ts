@@ -1,5 +1,5 @@
 import { callTraceparent, type CallMode } from '../call-session.js';
-import type { CallControl } from './call-control.js';
+import type { CarrierCallControl } from './call-control.js';
 import type { StreamTokens } from './stream-tokens.js';
 import { publicStreamUrl, publicUrlOf } from './twilio/webhooks.js';
 
@@ -30,7 +30,7 @@ export const placeCallDefaults = {
 };
 
 /** Calls `to` and connects the agent once it is answered; resolves with the carrier's call id and the call's trace. */
-export async function placeCall(control: CallControl, options: Partial<PlaceCallOptions> & Pick<PlaceCallOptions, 'to' | 'from' | 'publicUrl' | 'tokens'>): Promise<{ callId: string; traceparent: string }> {
+export async function placeCall(control: CarrierCallControl, options: Partial<PlaceCallOptions> & Pick<PlaceCallOptions, 'to' | 'from' | 'publicUrl' | 'tokens'>): Promise<{ callId: string; traceparent: string }> {
   const o = { ...placeCallDefaults, ...options };
   const traceparent = callTraceparent();
   const parameters: Record<string, string> = { traceparent, token: o.tokens.issue('', o.tokenTtlMs) };

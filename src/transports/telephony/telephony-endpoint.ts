@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { RawData, WebSocket } from 'ws';
-import { callTraceparent, isCallMode, type StartCall } from '../call-session.js';
+import { AgentBusyError, callTraceparent, isCallMode, type StartCall } from '../call-session.js';
+import { sendBusyLine } from './busy-line.js';
 import { WebSocketCalls } from '../websocket-calls.js';
 import { twilioCarrier, type Carrier, type CarrierEvent } from './carriers/index.js';
 import { mediaStream } from './media-stream-messages.js';
@@ -106,6 +107,11 @@ export class TelephonyEndpoint {
         });
         this.calls.attachSession(key, session);
       } catch (error) {
+        if (error instanceof AgentBusyError) {
+          this.calls.end(key, 'agent busy');
+          await sendBusyLine(ws, streamSid, {}, this.carrier, event.format);
+          return;
+        }
         this.report(error, streamSid);
         ws.close(1011, 'call could not start');
       }

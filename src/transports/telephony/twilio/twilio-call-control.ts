@@ -1,5 +1,5 @@
 import twilio from 'twilio';
-import { CallControlError, type CallControl, type OutboundCall, type TransferTarget } from '../call-control.js';
+import { CallControlError, type CarrierCallControl, type OutboundCall, type TransferTarget } from '../call-control.js';
 import { connectTwiml, transferTwiml } from './twiml.js';
 
 export interface TwilioCallControlOptions {
@@ -23,7 +23,7 @@ function requestClientFor(baseUrl: URL): twilio.RequestClient {
 }
 
 /** Call control through Twilio's REST API (the `twilio` package): hang up and transfer by updating the call, dial by creating one. */
-export class TwilioCallControl implements CallControl {
+export class TwilioCallControl implements CarrierCallControl {
   readonly carrier = 'twilio' as const;
   private readonly client: twilio.Twilio;
 

@@ -26,7 +26,7 @@ export function connectTwiml(stream: StreamTwiml): string {
 export function transferTwiml(target: TransferTarget): string {
   const response = new twilio.twiml.VoiceResponse();
   if (target.announce) response.say(target.announce);
-  if (isPhoneNumber(target.to)) response.dial(target.to);
+  if (isPhoneNumber(target.to)) response.dial(target.to.replace(/^tel:/i, ''));
   else if (isSipUri(target.to)) response.dial().sip(target.to);
   else throw new TransferTargetError(target.to);
   return response.toString();
