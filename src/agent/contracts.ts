@@ -30,6 +30,8 @@ export interface Transport {
   clear(): void;
   /** Milliseconds of agent audio actually played out since the last `clear()`/utterance start, when the transport knows. */
   playedMs?(): number;
+  /** Milliseconds of agent audio handed over but not yet played out, when the transport knows. */
+  pendingMs?(): number;
   /** Sends an application message to the peer (captions, metrics) when the transport has a side channel. */
   send?(message: unknown): void;
   hangup(reason?: string): void;
