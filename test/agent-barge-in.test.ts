@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { AudioFrame } from '../src/audio/index.js';
 import { VoiceAgent, type AgentEvent } from '../src/agent/index.js';
 import { systemClock, VirtualClock, type Clock } from '../src/pipeline/index.js';
 import { FileTransport } from '../src/transports/file/file-transport.js';
@@ -108,5 +109,62 @@ describe('barge-in', () => {
     expect(session.history.filter((m) => m.role === 'agent')[0]).toEqual({ role: 'agent', text: LONG_REPLY });
     // Everything was heard once: what was cut at the pause is replayed, not skipped or doubled.
     expect(Math.abs(agentAudioMs(track) - replyMs)).toBeLessThan(40);
+  });
+});
+
+/**
+ * A phone line whose carrier echoes each piece of agent audio `echoLagMs` after it finished playing (the
+ * carrier plays pieces one after another, as handed over), as a media stream's mark echoes do.
+ */
+class MarkEchoTransport extends FileTransport {
+  readonly echoedAtClear: number[] = [];
+  private pieces: { endMs: number; ms: number }[] = [];
+  constructor(
+    track: { samples: Int16Array; sampleRate: number },
+    private readonly callClock: Clock,
+    private readonly echoLagMs: number,
+  ) {
+    super(track, callClock, { maxTailMs: 8000 });
+  }
+  override play(frame: AudioFrame): void {
+    const ms = (frame.samples.length * 1000) / frame.sampleRate;
+    const startMs = Math.max(this.callClock.now(), this.pieces.at(-1)?.endMs ?? 0);
+    this.pieces.push({ endMs: startMs + ms, ms });
+    super.play(frame);
+  }
+  override clear(): void {
+    this.echoedAtClear.push(this.playedMs());
+    this.pieces = [];
+    super.clear();
+  }
+  playedMs(): number {
+    return this.pieces.filter((p) => p.endMs + this.echoLagMs <= this.callClock.now()).reduce((n, p) => n + p.ms, 0);
+  }
+  pendingMs(): number {
+    return this.pieces.reduce((n, p) => n + p.ms, 0) - this.playedMs();
+  }
+}
+
+describe('barge-in on a phone line with mark echoes', () => {
+  it('truncates the history at the last echoed mark, not at the pipeline clock', async () => {
+    const clock = new VirtualClock();
+    const agent = new VoiceAgent({ dialogue: new FixedDialogue(), stt: new AmplitudeStt(), tts: new ToneTts(), vad: () => new EnergyVad(), mode: 'balanced', clock });
+    const transport = new MarkEchoTransport(callerTrack(10_000, [{ atMs: 500, ms: 600, amplitude: 5000 }, { atMs: 3000, ms: 900, amplitude: 8000 }]), clock, 700);
+    const session = agent.handle(transport);
+    transport.settle = () => session.settled();
+    const events: AgentEvent[] = [];
+    session.events$.subscribe((event) => events.push(event));
+    await session.summary;
+    const cut = session.history.find((m) => m.role === 'agent')!;
+    expect(cut.interrupted).toBe(true);
+    // What the carrier had confirmed when the agent was cut off: the caller heard the words that started before it.
+    const echoedMs = transport.echoedAtClear[0]!;
+    expect(echoedMs).toBeGreaterThan(0);
+    const heardWords = Math.ceil(echoedMs / WORD_MS);
+    expect(cut.text).toBe(LONG_REPLY.split(' ').slice(0, heardWords).join(' '));
+    // The pipeline's clock alone would have credited the caller with more (the 700 ms still in flight).
+    const byClock = await runCall([{ atMs: 500, ms: 600, amplitude: 5000 }, { atMs: 3000, ms: 900, amplitude: 8000 }]);
+    const clockWords = byClock.session.history.find((m) => m.role === 'agent')!.text.split(' ').length;
+    expect(clockWords - heardWords).toBeGreaterThanOrEqual(2);
   });
 });

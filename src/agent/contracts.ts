@@ -13,6 +13,8 @@ export type TransportEvent =
   | { type: 'connected' }
   | { type: 'dtmf'; digit: string }
   | { type: 'hangup'; reason?: string }
+  /** The carrier's answering-machine detection concluded (an outbound phone call): `human`, `machine_…`, `fax`, `unknown`. */
+  | { type: 'answered-by'; answeredBy: string }
   /** Application messages from the peer (e.g. the browser page choosing a mode). */
   | { type: 'message'; data: unknown };
 
@@ -28,6 +30,8 @@ export interface Transport {
   clear(): void;
   /** Milliseconds of agent audio actually played out since the last `clear()`/utterance start, when the transport knows. */
   playedMs?(): number;
+  /** Milliseconds of agent audio handed over but not yet played out, when the transport knows. */
+  pendingMs?(): number;
   /** Sends an application message to the peer (captions, metrics) when the transport has a side channel. */
   send?(message: unknown): void;
   hangup(reason?: string): void;
@@ -148,4 +152,9 @@ export interface Dialogue {
    * Recognition and endpointing use it; `undefined` or `[]` means open vocabulary.
    */
   expectations?(history: readonly ConversationMessage[]): readonly Expectation[] | undefined;
+  /**
+   * Who answered an outbound phone call, once the carrier's machine detection knows (`human`, `machine_end_beep`, …).
+   * What it returns is said at once (e.g. a voicemail message ending with `end-call`); `undefined` changes nothing.
+   */
+  answeredBy?(answeredBy: string, history: readonly ConversationMessage[]): Observable<DialogueOutput> | undefined;
 }

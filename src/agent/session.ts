@@ -1,5 +1,5 @@
 import { context, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
-import { defer, Observable, of, Subject, tap, type Subscription } from 'rxjs';
+import { defer, EMPTY, Observable, of, Subject, tap, type Subscription } from 'rxjs';
 import type { VoiceActivityDetector } from '../engines/index.js';
 import type { VoiceEvent } from '../pipeline/utterances.js';
 import { WorkTracker } from '../pipeline/work.js';
@@ -108,6 +108,7 @@ export class CallSession {
       }),
       this.transport.events$.subscribe((event) => {
         if (event.type === 'hangup') this.end(event.reason ?? 'caller hung up');
+        if (event.type === 'answered-by' && o.dialogue.answeredBy) this.sayOutputs(() => o.dialogue.answeredBy!(event.answeredBy, [...this.history]) ?? EMPTY);
       }),
     );
     this.timers = new CallTimers(o.clock, o, {
@@ -319,8 +320,13 @@ export class CallSession {
   }
 
   private say(text: string, kind: ReplyKind, continues?: ActiveReply): void {
-    if (this.ended) return;
-    const active = this.createReply(() => of<DialogueOutput>({ type: 'text', delta: text }), this.callCtx, kind, undefined, continues);
+    this.sayOutputs(() => of<DialogueOutput>({ type: 'text', delta: text }), kind, continues);
+  }
+
+  /** Says what a dialogue produced outside a turn (a line of its own, a reaction to a call event). */
+  private sayOutputs(outputs: ((tools: ReplyTools) => Observable<DialogueOutput>) | undefined, kind: ReplyKind = 'turn', continues?: ActiveReply): void {
+    if (this.ended || !outputs) return;
+    const active = this.createReply(outputs, this.callCtx, kind, undefined, continues);
     this.makeCurrent(active);
     active.reply.start();
   }

@@ -4,6 +4,7 @@ import { registerServe } from './commands/serve.js';
 import { registerKeys, registerCredit } from './commands/keys.js';
 import { registerAgent } from './commands/agent.js';
 import { registerTalk } from './commands/talk.js';
+import { registerCall } from './commands/call.js';
 import { registerTts, registerAsr } from './commands/oneshot.js';
 import { startTelemetry } from './telemetry.js';
 import { registerLiveKit } from './commands/livekit.js';
@@ -24,6 +25,8 @@ Examples:
   shoal serve --dev-key dev           the speech service on http://127.0.0.1:8080
   shoal talk --in call.wav --json     play a recorded caller into the agent
   shoal livekit                       a worker on LiveKit's agent dispatch ($LIVEKIT_URL, _API_KEY, _API_SECRET)
+  shoal call +14155550100 --from +14155550199 --public-url https://abc.ngrok.app
+                                      call a phone through Twilio and let the agent talk
   shoal tts "Hello there" -o hi.wav   one-shot synthesis`,
   );
 
@@ -33,6 +36,7 @@ registerCredit(program);
 registerAgent(program);
 registerTalk(program);
 registerLiveKit(program);
+registerCall(program);
 registerTts(program);
 registerAsr(program);
 

@@ -17,6 +17,7 @@ import { agents, createAgent, UnknownAgentError } from '../../agents/index.js';
 import { loadScript, ScriptedDialogue, type DialogueScript } from '../../plugins/index.js';
 import type { AgentCommandOptions } from './commands/agent.js';
 import { defaults as llmDefaults, llmDialogue, type LlmCommandOptions } from './llm-options.js';
+import { parseTransferTargets, PhoneLines } from './phone-lines.js';
 
 /** A started `shoal agent`: the speech stack, the demo page and the transports. */
 export interface AgentApp {
@@ -27,6 +28,8 @@ export interface AgentApp {
   readonly admission: CallAdmission;
   /** Stops taking calls and waits up to `timeoutMs` for the calls in progress to end (then `close()` cuts the rest). */
   drain(timeoutMs: number): Promise<void>;
+  /** Phone webhooks, call control and outbound calls. */
+  readonly phone: PhoneLines;
   close(): Promise<void>;
 }
 
@@ -95,6 +98,10 @@ export class MissingApiKeyError extends Error {
 /** Starts the speech service, the agent stack, the demo page and the browser and telephony transports, in this process. */
 export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAppHooks = {}): Promise<AgentApp> {
   const source = await dialogueSource(options);
+  const phone = new PhoneLines(
+    { publicUrl: options.publicUrl, transferTargets: parseTransferTargets(options.transfer), defaultTransferTarget: options.transferTo, agent: source.listing.default, mode: options.mode },
+    (line) => log(line),
+  );
   const service = await speechService(options);
   // One stack per turn-taking mode (the mode decides the recognizer's interim cadence), sharing the one service.
   const stacks = new Map<AgentMode, Promise<AgentStack>>();
@@ -127,6 +134,9 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
       host: options.host,
       port: options.port,
       agents: source.listing,
+      routes: phone.routes,
+      streamTokens: phone.tokens,
+      streamAccessKey: phone.accessKey,
       onError: (error, where) => log(`${where}: ${error instanceof Error ? error.message : String(error)}`),
       readiness: {
         ready: () => admission.ready,
@@ -182,6 +192,7 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
         log(`call ended: ${event.reason}`);
       }
     });
+    phone.attach(transport, session);
     log(`call started: agent ${name}, ${mode}, trace ${session.traceId}`);
     hooks.onCall?.({ transport, session, request, agent: name });
     return {
@@ -200,6 +211,7 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
     url: server.url,
     server,
     admission,
+    phone,
     drain: (timeoutMs) => admission.drain(timeoutMs),
     close: async () => {
       unwatch();
@@ -231,7 +243,7 @@ export async function runAgentCommand(options: AgentCommandOptions): Promise<voi
   process.stdout.write('starting the speech service and the agent…\n');
   const app = await startAgentApp(options, { log: (line) => process.stdout.write(`${line}\n`) });
   process.stdout.write(`Shoal demo agent: open ${app.url} and press Start call (up to ${app.admission.capacity} calls at once)\n`);
-  process.stdout.write(`telephony media stream: ${app.url.replace(/^http/, 'ws')}telephony\n`);
+  for (const line of app.phone.describe(app.url)) process.stdout.write(`${line}\n`);
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);

@@ -7,7 +7,10 @@ import type { Clock } from './clock.js';
 export interface PlayoutSink {
   play(frame: AudioFrame): void;
   clear(): void;
+  /** Ms the far end has played since the last `clear()` (e.g. by a carrier's mark echoes), when the sink knows. */
   playedMs?(): number;
+  /** Ms handed over but not played yet, when the sink knows. */
+  pendingMs?(): number;
 }
 
 export interface PlayoutOptions {
@@ -39,7 +42,8 @@ interface Stored {
 
 /**
  * Hands reply audio to the sink at real-time pace (a bounded lead ahead of the clock), pausable and resumable
- * from where playout stopped. `playedMs()` of the returned state tells how much the caller has heard.
+ * from where playout stopped. `playedMs()` of the returned state tells how much the caller has heard: by the
+ * clock, or less when the sink's own count (a carrier's mark echoes) says the caller has heard less so far.
  */
 export class PacedPlayout {
   private readonly frames: Stored[] = [];
@@ -49,6 +53,9 @@ export class PacedPlayout {
   private started = false;
   private paused = false;
   private sourceDone = false;
+  /** The sink's position (played + pending) when this reply's audio started or resumed, and the reply's position then. */
+  private sinkStartMs = 0;
+  private replyStartMs = 0;
 
   constructor(
     private readonly sink: PlayoutSink,
@@ -62,7 +69,14 @@ export class PacedPlayout {
     if (!this.started) return 0;
     if (this.paused) return this.sentMs;
     const byClock = Math.max(0, Math.min(this.sentMs, this.clock.now() - this.anchorMs));
-    return byClock;
+    if (!this.sink.playedMs) return byClock;
+    const bySink = this.replyStartMs + Math.max(0, this.sink.playedMs() - this.sinkStartMs);
+    return Math.min(byClock, bySink);
+  }
+
+  /** Where the sink is now: what it has played plus what it still holds. */
+  private sinkPositionMs(): number {
+    return (this.sink.playedMs?.() ?? 0) + (this.sink.pendingMs?.() ?? 0);
   }
 
   add(frame: AudioFrame): void {
@@ -93,6 +107,8 @@ export class PacedPlayout {
     if (!this.paused) return;
     this.paused = false;
     this.anchorMs = this.clock.now() - this.sentMs;
+    this.sinkStartMs = this.sinkPositionMs();
+    this.replyStartMs = this.sentMs;
     this.emit({ type: 'resumed', fromMs: this.sentMs });
     this.pump();
   }
@@ -106,6 +122,7 @@ export class PacedPlayout {
       if (!this.started) {
         this.started = true;
         this.anchorMs = now;
+        this.sinkStartMs = this.sinkPositionMs();
         this.emit({ type: 'first-audio', atMs: now });
       }
       const { piece, endMs } = this.pieceAt(this.sentMs);

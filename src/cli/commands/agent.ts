@@ -15,12 +15,30 @@ export interface AgentCommandOptions extends LlmCommandOptions {
   maxCalls?: number;
   /** On SIGTERM, the longest wait for calls in progress to end before they are cut. */
   drainTimeoutMs?: number;
+  /** Public https URL carriers reach this server at (env SHOAL_PUBLIC_URL): turns on Twilio's answer webhook and stream tokens. */
+  publicUrl?: string;
+  /** NAME=NUMBER pairs a dialogue's `transfer_call {to: NAME}` goes to. */
+  transfer?: string[];
+  /** Where `transfer_call` goes without a known name. */
+  transferTo?: string;
+}
+
+/** The phone options `shoal agent` and `shoal call` share. */
+export function addPhoneOptions(command: Command): Command {
+  return command
+    .option('--public-url <url>', 'public https URL carriers reach this server at (default: $SHOAL_PUBLIC_URL); serves POST /twilio/voice')
+    .option('--transfer <name=number>', 'where transfer_call {to: name} goes: a +E.164 number or sip: URI (repeatable)', collect, [])
+    .option('--transfer-to <number>', 'where transfer_call goes when it names no known target');
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
 }
 
 export function registerAgent(program: Command): void {
   const command = program
     .command('agent')
-    .description('run an agent with its transports: the browser demo page at / and a telephony media-stream endpoint')
+    .description('run an agent with its transports: the browser demo page at / and telephony media-stream endpoints')
     .option('--agent <name>', 'ready-made agent to run', 'receptionist')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port of the demo page and transports', parsePort, 3000)
@@ -30,8 +48,15 @@ export function registerAgent(program: Command): void {
     .option('--api-key <key>', 'API key for --service-url (default: $FISH_API_KEY or $SHOAL_API_KEY)')
     .option('--max-calls <n>', `calls taken at once; more hear a busy line / see "busy" (default: ${callsPerCore} per core = ${admissionDefaults.maxCalls})`, parsePositiveInteger)
     .option('--drain-timeout <ms>', 'on SIGTERM: stop taking calls, wait this long for calls in progress to end, then exit 0', parsePositiveInteger, 30_000)
-    .addHelpText('after', '\nProbes on the same port: GET /healthz (alive), GET /readyz (200 while taking calls, 503 when full or draining), GET /metrics (Prometheus).');
-  addLlmOptions(command).action(async (raw: AgentCommandOptions & { drainTimeout?: number }) => {
+    .addHelpText('after', '\nProbes on the same port: GET /healthz (alive), GET /readyz (200 while taking calls, 503 when full or draining), GET /metrics (Prometheus).')
+    .addHelpText(
+      'after',
+      `
+Phone calls: set TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN and pass --public-url (a tunnel such as
+https://abc.ngrok.app); point the Twilio number's voice webhook at POST <public-url>/twilio/voice.
+Other carriers stream to /telephony/{telnyx,plivo,vonage,exotel}?key=$SHOAL_STREAM_KEY. See docs/telephony.md.`,
+    );
+  addLlmOptions(addPhoneOptions(command)).action(async (raw: AgentCommandOptions & { drainTimeout?: number }) => {
     const options: AgentCommandOptions = { ...raw, drainTimeoutMs: raw.drainTimeout };
     const { runAgentCommand } = await import('../run-agent.js');
     await runAgentCommand(options);

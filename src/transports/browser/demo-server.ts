@@ -21,6 +21,8 @@ export interface DemoServerOptions {
   onError?(error: unknown, where: string): void;
   /** When set, phone media streams must carry a token issued here (see the Twilio answer webhook). */
   streamTokens?: StreamTokens;
+  /** When set, the other carriers' media streams must carry `?key=` with this value. */
+  streamAccessKey?: string;
   /** HTTP handlers tried before the page (e.g. carrier webhooks); one returns true when it took the request. */
   routes?: Array<(request: IncomingMessage, response: ServerResponse) => boolean>;
 }
@@ -48,6 +50,7 @@ export async function startDemoServer(options: Partial<DemoServerOptions> & Pick
     path: o.telephonyPath,
     startCall: o.startCall,
     tokens: o.streamTokens,
+    accessKey: o.streamAccessKey,
     onError: (error, streamSid) => o.onError?.(error, `telephony stream ${streamSid ?? '(not started)'}`),
   });
   const telephony = carriers.byCarrier.twilio;

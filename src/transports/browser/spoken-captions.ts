@@ -87,6 +87,7 @@ export class SpokenCaptions {
         inner.clear();
       },
       playedMs: inner.playedMs ? () => inner.playedMs!() : undefined,
+      pendingMs: inner.pendingMs ? () => inner.pendingMs!() : undefined,
       send: inner.send ? (message) => inner.send!(message) : undefined,
       hangup: (reason) => inner.hangup(reason),
     };

@@ -1,5 +1,8 @@
 import { RoomServiceClient, SipClient } from 'livekit-server-sdk';
 import type { RoomParticipant } from './room-link.js';
+import { TransferTargetError } from '../transfer-target.js';
+
+export { TransferTargetError };
 
 /** What ending a call does to the room: delete it (everyone leaves), remove only the caller, or just leave. */
 export type EndCallMode = 'delete-room' | 'remove-caller' | 'leave';
@@ -31,14 +34,6 @@ export const defaults = {
   /** The dialogue tool name that asks for a transfer (scripted `action`, LLM tool). */
   transferTool: 'transfer_call',
 };
-
-/** `transfer_call` named a destination that is neither a SIP/tel URI nor a configured target. */
-export class TransferTargetError extends Error {
-  override readonly name = 'TransferTargetError';
-  constructor(readonly to: string) {
-    super(`no transfer target for "${to}": pass a sip:/tel: URI, or configure it with --transfer "${to}=tel:+1..." (or --transfer-to)`);
-  }
-}
 
 /** Ends and transfers calls in a LiveKit room through the server API (RoomService and SIP). */
 export class CallControl {

@@ -1,6 +1,7 @@
 import type { RawData, WebSocket } from 'ws';
 import { encodeMuLaw } from '../../audio/index.js';
-import { mediaStream, parseInboundMessage, type OutboundMessage } from './media-stream-messages.js';
+import { twilioCarrier, type Carrier, type CarrierEvent } from './carriers/index.js';
+import { encodeMedia, muLaw8k, type MediaFormat } from './media-format.js';
 
 export interface BusyLineOptions {
   /** Tone bursts (on then off) played before the stream is stopped. */
@@ -18,10 +19,9 @@ export const defaults: BusyLineOptions = { bursts: 3, cadenceMs: 500, level: 0.2
 
 const markName = 'busy-line-played';
 
-/** The busy tone as 8 kHz mu-law: bursts separated by pauses, ending with the last burst. */
-export function busyTone(options: Partial<BusyLineOptions> = {}): Uint8Array {
+/** The busy tone at `rate`: bursts separated by pauses, ending with the last burst. */
+export function busySamples(rate: number, options: Partial<BusyLineOptions> = {}): Int16Array {
   const { bursts, cadenceMs, level } = { ...defaults, ...options };
-  const rate = mediaStream.sampleRate;
   const half = Math.round((cadenceMs * rate) / 1000);
   const samples = new Int16Array((bursts * 2 - 1) * half);
   for (let burst = 0; burst < bursts; burst++) {
@@ -30,24 +30,37 @@ export function busyTone(options: Partial<BusyLineOptions> = {}): Uint8Array {
       samples[burst * 2 * half + i] = Math.round(32767 * level * (Math.sin(2 * Math.PI * 480 * t) + Math.sin(2 * Math.PI * 620 * t)));
     }
   }
-  return encodeMuLaw(samples);
+  return samples;
+}
+
+/** The busy tone as 8 kHz mu-law. */
+export function busyTone(options: Partial<BusyLineOptions> = {}): Uint8Array {
+  return encodeMuLaw(busySamples(muLaw8k.sampleRate, options));
 }
 
 /**
- * Answers a media stream the agent cannot take: plays a short busy line, waits until the provider echoes the
- * mark after it (or `playedTimeoutMs`), then stops the stream by closing the socket (1000). Any media-stream
- * carrier can call this once it has the stream's id.
+ * Answers a media stream the agent cannot take: plays a short busy line in the carrier's own format, waits until
+ * the carrier echoes the mark after it (or `playedTimeoutMs`), then stops the stream by closing the socket (1000).
  */
-export async function sendBusyLine(ws: WebSocket, streamSid: string, options: Partial<BusyLineOptions> = {}): Promise<void> {
+export async function sendBusyLine(
+  ws: WebSocket,
+  streamSid: string,
+  options: Partial<BusyLineOptions> = {},
+  carrier: Carrier = twilioCarrier,
+  format: MediaFormat = muLaw8k,
+): Promise<void> {
   const settings = { ...defaults, ...options };
-  const send = (message: OutboundMessage) => {
-    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
+  const send = (frame: string | Buffer) => {
+    if (ws.readyState === ws.OPEN) ws.send(frame);
   };
-  const tone = busyTone(settings);
-  for (let at = 0; at < tone.length; at += mediaStream.outboundChunkBytes) {
-    send({ event: 'media', streamSid, media: { payload: Buffer.from(tone.subarray(at, at + mediaStream.outboundChunkBytes)).toString('base64') } });
+  const tone = busySamples(format.sampleRate, settings);
+  const frameSamples = (carrier.frameMs * format.sampleRate) / 1000;
+  for (let at = 0; at < tone.length; at += frameSamples) {
+    const piece = new Int16Array(carrier.padFrames ? frameSamples : Math.min(frameSamples, tone.length - at));
+    piece.set(tone.subarray(at, at + frameSamples));
+    send(carrier.media(streamSid, format, encodeMedia(format, piece)));
   }
-  send({ event: 'mark', streamSid, mark: { name: markName } });
+  send(carrier.mark(streamSid, markName));
   await new Promise<void>((resolve) => {
     const finish = () => {
       clearTimeout(timer);
@@ -56,8 +69,13 @@ export async function sendBusyLine(ws: WebSocket, streamSid: string, options: Pa
       resolve();
     };
     const onMessage = (data: RawData, isBinary: boolean) => {
-      const message = isBinary ? null : parseInboundMessage(String(data));
-      if ((message?.event === 'mark' && message.mark.name === markName) || message?.event === 'stop') finish();
+      let event: CarrierEvent | null = null;
+      try {
+        event = carrier.parse(Buffer.isBuffer(data) ? data : Buffer.from(String(data)), isBinary);
+      } catch {
+        // a second start in another format: nothing to wait for
+      }
+      if ((event?.type === 'mark' && event.name === markName) || event?.type === 'stop') finish();
     };
     const timer = setTimeout(finish, settings.playedTimeoutMs);
     ws.on('message', onMessage);

@@ -6,7 +6,10 @@ import { TelephonyEndpoint, type TelephonyEndpointOptions } from './telephony-en
 /** Options of every carrier's endpoint; `path` is Twilio's, the others are at `path/<carrier>`. */
 export type CarrierEndpointsOptions = Partial<Omit<TelephonyEndpointOptions, 'carrier' | 'path'>> & Pick<TelephonyEndpointOptions, 'startCall' | 'path'>;
 
-/** One media-stream endpoint per carrier: Twilio at `/telephony`, the others at `/telephony/telnyx`, `/plivo`, `/vonage`, `/exotel`. */
+/**
+ * One media-stream endpoint per carrier: Twilio at `/telephony`, the others at `/telephony/telnyx`, `/plivo`,
+ * `/vonage`, `/exotel`. `tokens` guard Twilio's (answered by Shoal's webhook), `accessKey` the others' (and Twilio's without tokens).
+ */
 export class CarrierEndpoints {
   readonly byCarrier: Readonly<Record<CarrierName, TelephonyEndpoint>>;
 
@@ -15,7 +18,8 @@ export class CarrierEndpoints {
     const byCarrier = {} as Record<CarrierName, TelephonyEndpoint>;
     for (const carrier of Object.values(carriers)) {
       const path = carrier.name === 'twilio' ? base : `${base}/${carrier.name}`;
-      byCarrier[carrier.name] = new TelephonyEndpoint({ ...options, path, carrier });
+      const guard = carrier.name !== 'twilio' ? { tokens: undefined } : options.tokens ? { accessKey: undefined } : {};
+      byCarrier[carrier.name] = new TelephonyEndpoint({ ...options, ...guard, path, carrier });
     }
     this.byCarrier = byCarrier;
   }

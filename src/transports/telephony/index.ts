@@ -12,4 +12,17 @@ export { mediaFormat, decodeMedia, encodeMedia, UnsupportedMediaFormatError, typ
 export { StreamTokens, streamTokenDefaults, type StreamTokenOptions } from './stream-tokens.js';
 export * from './carriers/index.js';
 export { CarrierEndpoints, type CarrierEndpointsOptions } from './carrier-endpoints.js';
+export * from './twilio/index.js';
+export {
+  CallControlError,
+  isPhoneNumber,
+  isSipUri,
+  type AnsweredBy,
+  type CarrierCallControl,
+  type OutboundCall,
+  type TransferTarget,
+} from './call-control.js';
+export { runPhoneCall, phoneActions, phoneCallDefaults, type PhoneCallOptions } from './phone-call.js';
+export { dtmfTones, dtmfToneDefaults, DtmfDigitsError } from './dtmf-tones.js';
+export { placeCall, placeCallDefaults, type PlaceCallOptions } from './place-call.js';
 export { MediaStreamCaller, type MediaStreamCallerOptions, type HeardAudio } from './media-stream-caller.js';

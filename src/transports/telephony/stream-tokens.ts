@@ -21,8 +21,9 @@ export class StreamTokens {
     this.options = { secret: randomBytes(32), ...streamTokenDefaults, ...options };
   }
 
-  issue(callId = '', nowMs = Date.now()): string {
-    const expires = (nowMs + this.options.ttlMs).toString(36);
+  /** A token admitting the stream of `callId` (or of any call when empty) for `ttlMs`. */
+  issue(callId = '', ttlMs = this.options.ttlMs): string {
+    const expires = (Date.now() + ttlMs).toString(36);
     return `${expires}.${this.sign(expires, callId)}`;
   }
 
@@ -38,7 +39,8 @@ export class StreamTokens {
   }
 }
 
-function safeEqual(a: string, b: string): boolean {
+/** Compares secrets in constant time. */
+export function safeEqual(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);

@@ -7,7 +7,7 @@ import { WebSocketCalls } from '../websocket-calls.js';
 import { twilioCarrier, type Carrier, type CarrierEvent } from './carriers/index.js';
 import { mediaStream } from './media-stream-messages.js';
 import { UnsupportedMediaFormatError } from './media-format.js';
-import type { StreamTokens } from './stream-tokens.js';
+import { safeEqual, type StreamTokens } from './stream-tokens.js';
 import { TelephonyTransport } from './telephony-transport.js';
 
 export interface TelephonyEndpointOptions {
@@ -17,8 +17,10 @@ export interface TelephonyEndpointOptions {
   carrier: Carrier;
   /** A stream that has not sent `start` within this time is closed. */
   startTimeoutMs: number;
-  /** When set, a stream must carry a valid `token` (custom parameter or URL query) or it is refused. */
+  /** When set, a stream must carry a valid `token` (custom parameter or URL query) issued by an answer webhook. */
   tokens?: StreamTokens;
+  /** When set, a stream must carry this `key` (custom parameter, header or URL query): for carriers answered outside Shoal. */
+  accessKey?: string;
   startCall: StartCall<TelephonyTransport>;
   /** Where failures are reported: bad messages from the carrier, refused streams, agents that failed to start. */
   onError?(error: unknown, streamSid: string | undefined): void;
@@ -79,10 +81,10 @@ export class TelephonyEndpoint {
       clearTimeout(startTimer);
       const parameters = { ...Object.fromEntries(query), ...event.parameters };
       const streamSid = event.streamId ?? key;
-      const tokens = this.options.tokens;
-      if (tokens && !tokens.verify(parameters['token'], event.callId)) {
-        this.report(new StreamRefusedError(`${this.carrier.name} stream refused: no valid stream token (answer the call through Shoal's webhook, or pass one it issued)`), streamSid);
-        ws.close(1008, 'stream token missing or invalid');
+      const refusal = this.refusal(parameters, event.callId);
+      if (refusal) {
+        this.report(new StreamRefusedError(`${this.carrier.name} stream refused: ${refusal}`), streamSid);
+        ws.close(1008, 'stream not authorised');
         return;
       }
       const traceparent = callTraceparent(parameters['traceparent']);
@@ -107,7 +109,7 @@ export class TelephonyEndpoint {
       } catch (error) {
         if (error instanceof AgentBusyError) {
           this.calls.end(key, 'agent busy');
-          await sendBusyLine(ws, streamSid);
+          await sendBusyLine(ws, streamSid, {}, this.carrier, event.format);
           return;
         }
         this.report(error, streamSid);
@@ -155,6 +157,14 @@ export class TelephonyEndpoint {
       }
     });
     ws.on('error', (error) => this.report(error, transport?.streamSid));
+  }
+
+  /** Why a stream may not start, or undefined when it may. */
+  private refusal(parameters: Record<string, string>, callId: string | undefined): string | undefined {
+    const { tokens, accessKey } = this.options;
+    if (tokens && !tokens.verify(parameters['token'], callId)) return 'no valid stream token (answer the call through Shoal\'s webhook, which issues one)';
+    if (accessKey && !safeEqual(parameters['key'] ?? '', accessKey)) return 'no valid access key (add ?key=… to the stream URL)';
+    return undefined;
   }
 
   private report(error: unknown, streamSid: string | undefined): void {

@@ -88,9 +88,9 @@ export class TelephonyTransport implements Transport {
     if (!this.isEnded) this.streams.emit({ type: 'dtmf', digit });
   }
 
-  /** Passes a carrier-side event (e.g. answering-machine detection) to the agent as a transport message. */
-  receiveMessage(data: unknown): void {
-    if (!this.isEnded) this.streams.emit({ type: 'message', data });
+  /** The carrier's answering-machine detection result for this call (it arrives by webhook, not on the stream). */
+  receiveAnsweredBy(answeredBy: string): void {
+    if (!this.isEnded) this.streams.emit({ type: 'answered-by', answeredBy });
   }
 
   play(frame: AudioFrame): void {
