@@ -6,13 +6,13 @@ import {
   type CallSession as AgentCallSession,
   type Dialogue,
   type Transport,
-  type TurnReport,
 } from '../agent/index.js';
 import { startEmbeddedService, type EmbeddedService } from '../service/index.js';
 import { SpokenCaptions, startDemoServer, toBrowserMessages, type DemoServer, type AgentListing } from '../transports/browser/index.js';
 import { CallRejectedError, type CallRequest, type CallSession } from '../transports/call-session.js';
 import { agents, createAgent, UnknownAgentError } from '../../agents/index.js';
 import { loadScript, ScriptedDialogue, type DialogueScript } from '../../plugins/index.js';
+import { createLogger, type Logger } from '../logging/index.js';
 import type { AgentCommandOptions } from './commands/agent.js';
 
 /** A started `shoal agent`: the speech stack, the demo page and the transports. */
@@ -26,8 +26,8 @@ export interface AgentApp {
 export interface AgentAppHooks {
   /** Each call as it starts: its transport, the agent's session and what the caller asked for. */
   onCall?(call: { transport: Transport; session: AgentCallSession; request: CallRequest; agent: string }): void;
-  /** Lines for the operator (the command prints them); default: none. */
-  log?(line: string): void;
+  /** Where the app and each call log (a child per call); default: silent. */
+  logger?: Logger;
 }
 
 /** Where each call's dialogue comes from: a `--script` file, or the ready-made agents by name. */
@@ -105,7 +105,7 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
     await closeStacks();
     throw error;
   }
-  const log = hooks.log ?? (() => undefined);
+  const logger = hooks.logger ?? createLogger({ level: 'silent' });
 
   let server: DemoServer;
   try {
@@ -113,7 +113,7 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
       host: options.host,
       port: options.port,
       agents: source.listing,
-      onError: (error, where) => log(`${where}: ${error instanceof Error ? error.message : String(error)}`),
+      onError: (error, where) => logger.error({ err: error, where }, 'transport error'),
       startCall: async (transport: Transport, request): Promise<CallSession> => {
         const { name, dialogue } = source.create(request.agent);
         const mode = request.mode ?? options.mode;
@@ -124,18 +124,12 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
           // Pages get the agent's words as they are played, so the call's speech and playout are watched.
           const captions = new SpokenCaptions();
           const speech = captions.speech(stack.agentFor(dialogue).options.tts);
-          session = stack.agentFor(dialogue, { tts: speech }).handle(captions.transport(transport));
+          session = stack.agentFor(dialogue, { tts: speech, logger }).handle(captions.transport(transport));
           captions.follow(session.events$);
           session.events$.pipe(toBrowserMessages(captions.captions$)).subscribe((message) => send(message));
         } else {
-          session = stack.agentFor(dialogue).handle(transport);
+          session = stack.agentFor(dialogue, { logger }).handle(transport);
         }
-        session.events$.subscribe((event) => {
-          if (event.type === 'turn-metrics') log(describeTurn(event.report));
-          if (event.type === 'error') log(`${event.stage} error: ${event.message}`);
-          if (event.type === 'hangup') log(`call ended: ${event.reason}`);
-        });
-        log(`call started: agent ${name}, ${mode}, trace ${session.traceId}`);
         hooks.onCall?.({ transport, session, request, agent: name });
         return { agent: name, mode, stop: () => session.hangup('caller left') };
       },
@@ -149,7 +143,7 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
   }
   // The other mode's stack warms up in the background, so switching modes on the page does not wait for it.
   const otherMode: AgentMode = options.mode === 'balanced' ? 'low-latency' : 'balanced';
-  stackFor(otherMode).catch((error: unknown) => log(`${otherMode} mode unavailable: ${error instanceof Error ? error.message : String(error)}`));
+  stackFor(otherMode).catch((error: unknown) => logger.warn({ err: error }, `${otherMode} mode unavailable`));
   return {
     url: server.url,
     server,
@@ -160,20 +154,11 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
   };
 }
 
-function describeTurn(report: TurnReport): string {
-  const m = report.metrics;
-  const figures = [
-    m.voiceToVoiceMs !== undefined ? `voice-to-voice ${Math.round(m.voiceToVoiceMs)} ms` : undefined,
-    report.interrupted ? 'interrupted' : undefined,
-  ].filter(Boolean);
-  const caller = report.user_text ? `caller "${report.user_text}" → ` : '';
-  return `turn ${report.turn}: ${caller}agent "${report.agent_text}"${figures.length ? ` (${figures.join(', ')})` : ''}`;
-}
-
 /** `shoal agent`: runs until interrupted (Ctrl-C), printing the page's URL and one line per turn. */
 export async function runAgentCommand(options: AgentCommandOptions): Promise<void> {
-  process.stdout.write('starting the speech service and the agent…\n');
-  const app = await startAgentApp(options, { log: (line) => process.stdout.write(`${line}\n`) });
+  const logger = createLogger({ level: options.logLevel ?? 'info' });
+  logger.info('starting the speech service and the agent');
+  const app = await startAgentApp(options, { logger });
   process.stdout.write(`Shoal demo agent: open ${app.url} and press Start call\n`);
   process.stdout.write(`telephony media stream: ${app.url.replace(/^http/, 'ws')}telephony\n`);
   await new Promise<void>((resolve) => {
@@ -181,6 +166,6 @@ export async function runAgentCommand(options: AgentCommandOptions): Promise<voi
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
-  process.stdout.write('stopping…\n');
+  logger.info('stopping');
   await app.close();
 }

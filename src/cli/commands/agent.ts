@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
-import { parsePort } from '../parse.js';
+import type { LogLevel } from '../../logging/index.js';
+import { logLevelOption, parsePort } from '../parse.js';
 
 export interface AgentCommandOptions {
   agent: string;
@@ -9,6 +10,7 @@ export interface AgentCommandOptions {
   script?: string;
   serviceUrl?: string;
   apiKey?: string;
+  logLevel?: LogLevel;
 }
 
 export function registerAgent(program: Command): void {
@@ -22,6 +24,7 @@ export function registerAgent(program: Command): void {
     .option('--script <file>', 'run a scripted dialogue from a JSON or YAML file instead of --agent')
     .option('--service-url <url>', 'hosted speech service base URL (default: the self-hosted service, in-process)')
     .option('--api-key <key>', 'API key for --service-url (default: $FISH_API_KEY or $SHOAL_API_KEY)')
+    .addOption(logLevelOption('info'))
     .action(async (options: AgentCommandOptions) => {
       const { runAgentCommand } = await import('../run-agent.js');
       await runAgentCommand(options);

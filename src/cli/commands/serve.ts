@@ -1,5 +1,6 @@
-import { Command, Option } from 'commander';
-import { parsePort } from '../parse.js';
+import type { Command } from 'commander';
+import type { LogLevel } from '../../logging/index.js';
+import { logLevelOption, parsePort } from '../parse.js';
 import { describeBuiltinVoices } from '../../service/builtin-voices.js';
 
 export interface ServeOptions {
@@ -7,7 +8,7 @@ export interface ServeOptions {
   port: number;
   data: string;
   devKey?: string;
-  logLevel: string;
+  logLevel: LogLevel;
 }
 
 export function registerServe(program: Command): void {
@@ -18,7 +19,7 @@ export function registerServe(program: Command): void {
     .option('--port <port>', 'port to listen on (0 picks a free one)', parsePort, 8080)
     .option('--data <dir>', 'directory for the database and uploaded audio', '.shoal/data')
     .option('--dev-key <key>', 'create this API key (with starting credit) if it does not exist')
-    .addOption(new Option('--log-level <level>', 'log level').choices(['silent', 'error', 'warn', 'info', 'debug']).default('info'))
+    .addOption(logLevelOption('info'))
     .addHelpText(
       'after',
       `\nBuilt-in voices (usable as reference_id; details in docs/voices.md):\n${describeBuiltinVoices()}\n` +

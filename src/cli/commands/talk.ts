@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import type { TalkOptions } from '../../transports/file/talk.js';
+import { logLevelOption } from '../parse.js';
 
 export function registerTalk(program: Command): void {
   program
@@ -12,6 +13,7 @@ export function registerTalk(program: Command): void {
     .addOption(new Option('--mode <mode>', 'turn-taking mode').choices(['low-latency', 'balanced']).default('balanced'))
     .option('--json', 'print one JSON object per turn on stdout')
     .option('--fast', 'play the caller faster than real time')
+    .addOption(logLevelOption('warn'))
     .action(async (options: TalkOptions) => {
       const { runTalk } = await import('../../transports/file/talk.js');
       await runTalk(options);

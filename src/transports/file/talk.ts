@@ -2,6 +2,7 @@ import { readFile, rename, writeFile } from 'node:fs/promises';
 import { encodeWav } from '../../audio/index.js';
 import type { Dialogue, TurnReport } from '../../agent/index.js';
 import { createEmbeddedAgentStack } from '../../agent/index.js';
+import { createLogger, type LogLevel } from '../../logging/index.js';
 import { decodeCall, runFileCall } from './run-call.js';
 
 /** The options of `shoal talk`, as parsed by src/cli/commands/talk.ts. */
@@ -13,6 +14,8 @@ export interface TalkOptions {
   mode: 'low-latency' | 'balanced';
   json?: boolean;
   fast?: boolean;
+  /** Default warn: the turns are the command's output; info adds the per-call log lines on stderr. */
+  logLevel?: LogLevel;
 }
 
 /** A talk input that cannot be used (missing file, unknown agent...). */
@@ -56,14 +59,11 @@ export async function runTalk(options: TalkOptions): Promise<void> {
   // the booking's party size lost) where whole-utterance recognition on the service gets 12%, at ~1.7 s per final.
   const stack = await createEmbeddedAgentStack({ mode: options.mode, stt: caller.sampleRate < 16000 ? 'service' : 'engine' });
   try {
-    const agent = stack.agentFor(dialogue);
+    const agent = stack.agentFor(dialogue, { logger: createLogger({ level: options.logLevel ?? 'warn' }) });
     const result = await runFileCall(agent, caller, {
       fast: options.fast ?? false,
       onTurn: (report) => {
         process.stdout.write(options.json ? `${JSON.stringify(report)}\n` : formatTurn(report));
-      },
-      onEvent: (event) => {
-        if (event.type === 'error') process.stderr.write(`shoal talk: ${event.stage}: ${event.message}\n`);
       },
     });
     if (options.out) {
