@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { VoiceAgent, type AgentEvent } from '../src/agent/index.js';
-import { VirtualClock } from '../src/pipeline/index.js';
+import { systemClock, VirtualClock, type Clock } from '../src/pipeline/index.js';
 import { FileTransport } from '../src/transports/file/file-transport.js';
-import { AmplitudeStt, callerTrack, EnergyVad, FixedDialogue, LONG_REPLY, ToneTts, WORD_MS } from './agent-doubles.js';
+import { AmplitudeStt, callerTrack, EnergyVad, FixedDialogue, LONG_REPLY, PacedToneTts, ToneTts, WORD_MS } from './agent-doubles.js';
 
 class RecordingFileTransport extends FileTransport {
   clears: number[] = [];
@@ -12,43 +12,77 @@ class RecordingFileTransport extends FileTransport {
   }
 }
 
-async function runCall(segments: { atMs: number; ms: number; amplitude: number }[], totalMs = 10_000) {
-  const clock = new VirtualClock();
-  const agent = new VoiceAgent({ dialogue: new FixedDialogue(), stt: new AmplitudeStt(), tts: new ToneTts(), vad: () => new EnergyVad(), mode: 'balanced', clock });
-  const transport = new RecordingFileTransport(callerTrack(totalMs, segments), clock, { maxTailMs: 8000 });
+/**
+ * A call on a virtual clock (engines take no call time) or, with `realTime`, on the wall clock with synthesis
+ * paced at twice real time, so that a reply is still being synthesised when the caller barges in.
+ */
+async function runCall(segments: { atMs: number; ms: number; amplitude: number }[], totalMs = 10_000, realTime = false) {
+  const clock: Clock = realTime ? systemClock : new VirtualClock();
+  const tts = realTime ? new PacedToneTts(clock) : new ToneTts();
+  const paced = tts instanceof PacedToneTts ? tts : undefined;
+  const agent = new VoiceAgent({ dialogue: new FixedDialogue(), stt: new AmplitudeStt(), tts, vad: () => new EnergyVad(), mode: 'balanced', clock });
+  const transport = new RecordingFileTransport(callerTrack(totalMs, segments), clock, { maxTailMs: realTime ? 500 : 8000 });
   const session = agent.handle(transport);
-  transport.settle = () => session.settled();
+  if (!realTime) transport.settle = () => session.settled();
   const events: AgentEvent[] = [];
-  session.events$.subscribe((event) => events.push(event));
+  const eventAtMs = new Map<AgentEvent['type'], number>();
+  session.events$.subscribe((event) => {
+    events.push(event);
+    if (!eventAtMs.has(event.type)) eventAtMs.set(event.type, clock.now());
+  });
   const summary = await session.summary;
   const track = await transport.agentTrack(16000);
-  return { session, events, summary, transport, track };
+  return { session, events, eventAtMs, summary, transport, track, paced };
 }
 
 const replyMs = LONG_REPLY.split(' ').length * WORD_MS;
 const agentAudioMs = (track: Int16Array) => (track.reduce((n, s) => n + (s !== 0 ? 1 : 0), 0) * 1000) / 16000;
 
 describe('barge-in', () => {
-  it('caller words over the agent cancel it within 300 ms of speech start, clear the transport and truncate history', async () => {
-    // "hello there" at 0.5 s; the reply starts about 1.6 s; "please stop talking" at 3 s.
-    const { events, session, transport } = await runCall([
+  it('caller words over the agent pause it within 300 ms of speech start, then cancel the reply, clear the transport and truncate history', async () => {
+    // "hello there" at 0.5 s; the reply starts about 1.6 s and is synthesised until about 4 s; "please stop talking" at 3 s.
+    const speechStartMs = 3000;
+    const { events, eventAtMs, session, transport, track } = await runCall([
       { atMs: 500, ms: 600, amplitude: 5000 },
-      { atMs: 3000, ms: 900, amplitude: 8000 },
+      { atMs: speechStartMs, ms: 900, amplitude: 8000 },
     ]);
-    const interrupted = events.find((e) => e.type === 'interrupted');
-    expect(interrupted).toBeDefined();
-    const firstClear = transport.clears.find((at) => at >= 3000)!;
-    expect(firstClear).toBeGreaterThanOrEqual(3000);
-    expect(firstClear - 3000).toBeLessThanOrEqual(300);
+    // Pause time: caller speech start -> the agent's audio is cleared from the transport (minSpeechMs 200;
+    // measured 200 ms).
+    const pauseAtMs = transport.clears.find((at) => at >= speechStartMs)!;
+    expect(pauseAtMs - speechStartMs).toBeGreaterThanOrEqual(200);
+    expect(pauseAtMs - speechStartMs).toBeLessThanOrEqual(300);
+    expect(eventAtMs.get('agent-paused')).toBe(pauseAtMs);
+    // Cancel time: caller speech start -> the reply is given up. The interim with words came before the pause, so
+    // the cancel comes with the pause: measured 200 ms (it was 1420 ms, at the final transcript, before the fix).
+    const cancelAtMs = eventAtMs.get('interrupted')!;
+    expect(cancelAtMs - speechStartMs).toBeGreaterThanOrEqual(pauseAtMs - speechStartMs);
+    expect(cancelAtMs - speechStartMs).toBeLessThanOrEqual(300);
+    // Nothing of the cut reply plays after the pause: the next agent audio is the reply to the new turn.
+    const afterPause = track.subarray((pauseAtMs * 16000) / 1000, ((cancelAtMs + 300) * 16000) / 1000);
+    expect(afterPause.every((s) => s === 0)).toBe(true);
     const agentMessages = session.history.filter((m) => m.role === 'agent');
     const cut = agentMessages[0]!;
     expect(cut.interrupted).toBe(true);
+    expect(events.filter((e) => e.type === 'interrupted')).toEqual([{ type: 'interrupted', turn: 1, playedText: cut.text }]);
     expect(LONG_REPLY.startsWith(cut.text)).toBe(true);
     const heardWords = cut.text.split(' ').length;
     expect(heardWords).toBeGreaterThanOrEqual(3);
     expect(heardWords).toBeLessThan(LONG_REPLY.split(' ').length - 3);
     expect(session.history.map((m) => m.text)).toContain('please stop talking');
   });
+
+  it('cancelling gives up the reply\'s synthesis at once, not only its playout (wall clock)', async () => {
+    // The reply (4.8 s of audio) starts about 1.6 s and would take about 2.4 s to synthesise; barge-in at 2.2 s.
+    const speechStartMs = 2200;
+    const { eventAtMs, paced } = await runCall([{ atMs: 500, ms: 600, amplitude: 5000 }, { atMs: speechStartMs, ms: 700, amplitude: 8000 }], 4000, true);
+    const cancelAtMs = eventAtMs.get('interrupted')!;
+    expect(cancelAtMs).toBeDefined();
+    // The cut reply's synthesis was abandoned when it was cancelled (the reply to the new turn may be cut by the
+    // end of the call); no synthesis ran to its end before the cancel.
+    expect(paced!.abandonedAtMs.length).toBeGreaterThanOrEqual(1);
+    expect(Math.abs(paced!.abandonedAtMs[0]! - cancelAtMs)).toBeLessThan(50);
+    expect(paced!.completed.filter((at) => at <= cancelAtMs)).toEqual([]);
+  }, 20_000);
 
   it('a backchannel while the agent speaks does not interrupt it', async () => {
     const { events, session, track } = await runCall([

@@ -1,5 +1,6 @@
 /** Test doubles for agent tests: deterministic VAD, recognizer and synthesiser keyed on signal amplitude. */
-import { concatMap, from, Observable, of, toArray, map } from 'rxjs';
+import { concatMap, from, interval, Observable, of, toArray, map, zip } from 'rxjs';
+import type { Clock } from '../src/pipeline/index.js';
 import type { AudioFrame } from '../src/audio/index.js';
 import type { Dialogue, DialogueInput, DialogueOutput, SpeechRequest, SpeechToText, SpokenWord, TextToSpeech, TranscriptEvent, WorkOptions } from '../src/agent/index.js';
 import type { VoiceActivityDetector } from '../src/engines/index.js';
@@ -22,9 +23,13 @@ export class EnergyVad implements VoiceActivityDetector {
 /** What a "speaker" of a given amplitude says, as the recognizer double hears it. */
 export const words: Record<number, string> = { 5000: 'hello there', 8000: 'please stop talking', 6000: 'okay', 4000: '' };
 
-/** Recognizes by the loudest sample of the utterance; an interim after 96 ms of audio, the final at the endpoint. */
+/**
+ * Recognizes by the loudest sample of the utterance; one interim after `interimEveryMs` of audio (none when 0),
+ * the final at the endpoint.
+ */
 export class AmplitudeStt implements SpeechToText {
   utterances = 0;
+  constructor(private readonly interimEveryMs = 96) {}
   transcribe(utterance$: Observable<AudioFrame>, _work?: WorkOptions): Observable<TranscriptEvent> {
     this.utterances++;
     return new Observable<TranscriptEvent>((subscriber) => {
@@ -36,7 +41,7 @@ export class AmplitudeStt implements SpeechToText {
         next: (frame) => {
           peak = Math.max(peak, peakOf(frame.samples));
           heardMs += (frame.samples.length * 1000) / frame.sampleRate;
-          if (!interimSent && heardMs >= 96 && peak > 1000) {
+          if (!interimSent && this.interimEveryMs > 0 && heardMs >= this.interimEveryMs && peak > 1000) {
             interimSent = true;
             if (text()) subscriber.next({ text: text(), words: [], final: false });
           }
@@ -75,6 +80,37 @@ export class ToneTts implements TextToSpeech {
         return from(frames);
       }),
     );
+  }
+}
+
+/**
+ * ToneTts synthesising at twice real time on the call's clock (a 20 ms frame every 10 ms), so a long reply is
+ * still being synthesised when the caller barges in; records when each synthesis was given up (unsubscribed).
+ */
+export class PacedToneTts implements TextToSpeech {
+  readonly abandonedAtMs: number[] = [];
+  readonly completed: number[] = [];
+  private readonly tones = new ToneTts();
+  constructor(private readonly clock: Clock) {}
+  speak(request: SpeechRequest): Observable<{ frame: AudioFrame; words?: SpokenWord[] }> {
+    return new Observable((subscriber) => {
+      let done = false;
+      const subscription = zip(this.tones.speak(request), interval(10, this.clock.scheduler))
+        .pipe(map(([audio]) => audio))
+        .subscribe({
+          next: (audio) => subscriber.next(audio),
+          error: (error: unknown) => subscriber.error(error),
+          complete: () => {
+            done = true;
+            this.completed.push(this.clock.now());
+            subscriber.complete();
+          },
+        });
+      return () => {
+        if (!done) this.abandonedAtMs.push(this.clock.now());
+        subscription.unsubscribe();
+      };
+    });
   }
 }
 

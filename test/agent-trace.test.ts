@@ -10,13 +10,26 @@ import { spanAttributePattern, spanAttributes } from '../src/tracing/index.js';
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
 
+/** The support fixture call through `stack`'s agent with the transport carrying `traceparent`. */
+async function tracedCall(stack: EmbeddedAgentStack, traceparent: string) {
+  exporter.reset();
+  const caller = await decodeCall(readFileSync(new URL('./fixtures/calls/support-16k.wav', import.meta.url)));
+  const { summary } = await runFileCall(stack.agentFor(createAgent('support')), caller, { fast: true, transport: { traceContext: { traceparent } } });
+  // Service spans end when their socket closes; give the last ones a moment.
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  return summary;
+}
+
 describe('one trace per call', () => {
   let stack: EmbeddedAgentStack;
+  let serviceAsrStack: EmbeddedAgentStack;
   beforeAll(async () => {
     trace.setGlobalTracerProvider(provider);
     stack = await createEmbeddedAgentStack({ mode: 'low-latency' });
+    serviceAsrStack = await createEmbeddedAgentStack({ mode: 'balanced', stt: 'service' });
   }, 120_000);
   afterAll(async () => {
+    await serviceAsrStack?.close();
     await stack?.close();
     await provider.shutdown();
     trace.disable();
@@ -27,15 +40,8 @@ describe('one trace per call', () => {
   });
 
   it('every span of a call, the speech service\'s included, shares the trace id the transport carried', async () => {
-    exporter.reset();
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
-    const caller = await decodeCall(readFileSync(new URL('./fixtures/calls/support-16k.wav', import.meta.url)));
-    const { summary } = await runFileCall(stack.agentFor(createAgent('support')), caller, {
-      fast: true,
-      transport: { traceContext: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` } },
-    });
-    // Service spans end when their socket closes; give the last ones a moment.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    const summary = await tracedCall(stack, `00-${traceId}-00f067aa0ba902b7-01`);
     expect(summary.traceId).toBe(traceId);
     const spans = exporter.getFinishedSpans();
     const names = new Set(spans.map((s) => s.name));
@@ -64,5 +70,17 @@ describe('one trace per call', () => {
     const attributeNames = [...new Set(spans.flatMap((s) => Object.keys(s.attributes)))].filter((key) => !semanticConventions.test(key));
     expect(attributeNames.filter((key) => !spanAttributePattern.test(key))).toEqual([]);
     expect(attributeNames.length).toBeGreaterThan(8);
+  }, 180_000);
+
+  it('with service recognition (`/v1/asr` per utterance), the service\'s asr spans join the call trace under the agent\'s asr span', async () => {
+    const traceId = '0af7651916cd43dd8448eb211c80319c';
+    const summary = await tracedCall(serviceAsrStack, `00-${traceId}-b7ad6b7169203331-01`);
+    expect(summary.traceId).toBe(traceId);
+    const spans = exporter.getFinishedSpans();
+    const serviceAsr = spans.filter((s) => s.instrumentationScope.name === 'shoal.service' && s.name === 'asr');
+    expect(serviceAsr.length).toBeGreaterThanOrEqual(summary.turns.filter((t) => t.user_text).length);
+    expect(spans.filter((s) => s.spanContext().traceId !== traceId).map((s) => s.name)).toEqual([]);
+    const agentAsrIds = new Set(spans.filter((s) => s.name === 'asr' && s.instrumentationScope.name !== 'shoal.service').map((s) => s.spanContext().spanId));
+    for (const span of serviceAsr) expect(agentAsrIds.has(span.parentSpanContext!.spanId)).toBe(true);
   }, 180_000);
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { VoiceAgent, type AgentEvent } from '../src/agent/index.js';
+import { failureDefaults, VoiceAgent, type AgentEvent } from '../src/agent/index.js';
 import { VirtualClock } from '../src/pipeline/index.js';
 import { FileTransport } from '../src/transports/file/file-transport.js';
 import { AmplitudeStt, callerTrack, EnergyVad, FixedDialogue, ToneTts } from './agent-doubles.js';
@@ -76,7 +76,8 @@ describe('a call on a virtual clock', () => {
     expect(events.some((e) => e.type === 'error' && e.stage === 'dialogue')).toBe(true);
     // The fallback line answers the failed turn (the caller may cut it short); the next turn works again.
     expect(summary.turns[0]!.user_text).toBe('hello there');
-    expect("Sorry, I didn't catch that. Could you say it again?".startsWith(summary.turns[0]!.agent_text)).toBe(true);
+    expect(failureDefaults.lines.thinking.startsWith(summary.turns[0]!.agent_text)).toBe(true);
+    expect(events.find((e) => e.type === 'assistant-unavailable')).toMatchObject({ stage: 'thinking', failures: 1, hangup: false });
     expect(summary.turns[0]!.agent_text.length).toBeGreaterThan(10);
     expect(summary.turns[1]).toMatchObject({ turn: 2, user_text: 'please stop talking', agent_text: 'you said please stop talking.' });
     expect(summary.errors).toBe(1);

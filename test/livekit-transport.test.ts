@@ -1,51 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
-import { firstValueFrom, Subject, ReplaySubject, toArray } from 'rxjs';
+import { firstValueFrom, toArray } from 'rxjs';
 import { jwtVerify } from 'jose';
-import { createFrame, type AudioFrame } from '../src/audio/frame.js';
-import { createAgentToken, LiveKitTransport, type RoomLink } from '../src/transports/livekit/index.js';
-
-/** An in-memory room whose playout queue drains only when the test says so. */
-class RoomDouble implements RoomLink {
-  readonly callerAudio = new Subject<AudioFrame>();
-  readonly left = new ReplaySubject<string>(1);
-  readonly data = new Subject<unknown>();
-  readonly dtmf = new Subject<string>();
-  readonly callerAudio$ = this.callerAudio.asObservable();
-  readonly callerLeft$ = this.left.asObservable();
-  readonly data$ = this.data.asObservable();
-  readonly dtmf$ = this.dtmf.asObservable();
-  readonly outputSampleRate = 24000;
-  readonly published: AudioFrame[] = [];
-  readonly sent: unknown[] = [];
-  attributes: Record<string, string> = {};
-  queued = 0;
-  disconnected = false;
-  private waiting: Array<() => void> = [];
-
-  callerAttributes() {
-    return this.attributes;
-  }
-  publish(frame: AudioFrame) {
-    this.published.push(frame);
-    this.queued += (frame.samples.length * 1000) / frame.sampleRate;
-    return new Promise<void>((resolve) => this.waiting.push(resolve));
-  }
-  drainOne() {
-    this.waiting.shift()?.();
-  }
-  clearQueue() {
-    this.queued = 0;
-  }
-  queuedMs() {
-    return this.queued;
-  }
-  async sendData(message: unknown) {
-    this.sent.push(message);
-  }
-  async disconnect() {
-    this.disconnected = true;
-  }
-}
+import { createFrame } from '../src/audio/frame.js';
+import { createAgentToken, LiveKitTransport } from '../src/transports/livekit/index.js';
+import { RoomDouble } from './livekit-room-double.js';
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 const tone = (ms: number, rate: number) =>

@@ -23,6 +23,16 @@ describe('chunkText', () => {
       'See you tonight!',
     ]);
   });
+  it('does not cut after the period of an abbreviation (Dr., Mr., p.m.), whatever the deltas', async () => {
+    const text = 'Dr. Smith can see you at 4 p.m. tomorrow. Mr. Jones is away, sorry. Anything else?';
+    for (const deltas of [chars(text), from(text.split(/(?<= )/))]) {
+      expect(await lastValueFrom(deltas.pipe(chunkText({ firstChunk: 'sentence' }), toArray()))).toEqual([
+        'Dr. Smith can see you at 4 p.m. tomorrow.',
+        'Mr. Jones is away, sorry.',
+        'Anything else?',
+      ]);
+    }
+  });
   it('cuts overlong text without punctuation at a space', async () => {
     const pieces = await lastValueFrom(chars('word '.repeat(100)).pipe(chunkText({ maxChunkChars: 50 }), toArray()));
     expect(pieces.every((p) => p.length <= 50)).toBe(true);

@@ -1,4 +1,4 @@
-import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { lastValueFrom, toArray } from 'rxjs';
@@ -6,50 +6,22 @@ import { context, propagation, ROOT_CONTEXT, trace, TraceFlags } from '@opentele
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import {
-  ChatCompletionConnectionError, ChatCompletionDialogue, ChatCompletionHttpError, ChatCompletionStreamError, readServerSentEvents,
-  type ChatCompletionDialogueOptions,
+  ChatCompletionConnectionError, ChatCompletionDialogue, ChatCompletionHttpError, ChatCompletionStreamError, type ChatCompletionDialogueOptions,
 } from '../plugins/index.js';
 import type { DialogueOutput } from '../src/agent/index.js';
+import { chunk, FakeOpenAiServer, sleep, startStream, type Handler } from './fake-openai-server.js';
 
-/** A local stand-in for an OpenAI-compatible endpoint: each request is answered by the next scripted handler. */
-interface SeenRequest { headers: IncomingHttpHeaders; body: Record<string, unknown>; closedEarly: Promise<boolean> }
-type Handler = (res: ServerResponse, request: SeenRequest) => void | Promise<void>;
-
-let server: Server;
+const fake = new FakeOpenAiServer();
 let baseUrl: string;
-let handlers: Handler[] = [];
-let seen: SeenRequest[] = [];
-
-const chunk = (delta: Record<string, unknown>) => `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', choices: [{ index: 0, delta }] })}\n\n`;
-const startStream = (res: ServerResponse) => res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const handlers = fake.handlers;
+const seen = fake.seen;
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (part: Buffer) => (raw += part.toString()));
-    req.on('end', () => {
-      const closedEarly = new Promise<boolean>((resolve) => {
-        res.on('close', () => resolve(!res.writableFinished));
-      });
-      const request: SeenRequest = { headers: req.headers, body: JSON.parse(raw) as Record<string, unknown>, closedEarly };
-      seen.push(request);
-      const handler = handlers.shift();
-      if (!handler) {
-        res.writeHead(500).end('no handler');
-        return;
-      }
-      void handler(res, request);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+  await fake.start();
+  baseUrl = fake.baseUrl;
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
-afterEach(() => {
-  handlers = [];
-  seen = [];
-});
+afterAll(() => fake.close());
+afterEach(() => fake.reset());
 
 const dialogue = (options: Partial<ChatCompletionDialogueOptions> = {}) =>
   new ChatCompletionDialogue({ baseUrl, apiKey: 'sk-test', model: 'test-model', systemPrompt: 'Be brief.', ...options });
@@ -97,7 +69,7 @@ describe('OpenAI-compatible dialogue against a local SSE server', () => {
     });
     const d = dialogue({ tools: [{ name: 'book_table', description: 'Books a table', parameters: { type: 'object' } }] });
     const outputs = await collect(d);
-    expect(outputs).toEqual([{ type: 'tool-call', name: 'book_table', arguments: { party_size: 2, time: '7 pm' } }]);
+    expect(outputs).toEqual([{ type: 'tool-call', id: 'call_1', name: 'book_table', arguments: { party_size: 2, time: '7 pm' } }]);
     expect(seen[0]!.body.tools).toEqual([{ type: 'function', function: { name: 'book_table', description: 'Books a table', parameters: { type: 'object' } } }]);
   });
 
@@ -114,7 +86,7 @@ describe('OpenAI-compatible dialogue against a local SSE server', () => {
     const d = dialogue({ tools: [{ name: 'opening_hours', run: () => ({ opens: '12:00' }) }] });
     const outputs = await collect(d);
     expect(outputs).toEqual([
-      { type: 'tool-call', name: 'opening_hours', arguments: {}, result: { opens: '12:00' } },
+      { type: 'tool-call', id: 'call_9', name: 'opening_hours', arguments: {}, result: { opens: '12:00' } },
       { type: 'text', delta: 'We open at noon.' },
     ]);
     const followUp = seen[1]!.body.messages as Array<Record<string, unknown>>;
@@ -188,20 +160,6 @@ describe('OpenAI-compatible dialogue against a local SSE server', () => {
 });
 
 describe('stream shapes', () => {
-  it('reads server-sent events split anywhere, with CRLF, comments and multi-line data', async () => {
-    const text = ': keep-alive\r\ndata: {"a":1}\r\n\r\ndata: line one\ndata: line two\n\nevent: x\ndata: [DONE]\n\n';
-    const encoder = new TextEncoder();
-    const body = new ReadableStream<Uint8Array>({
-      start(controller) {
-        for (let i = 0; i < text.length; i += 3) controller.enqueue(encoder.encode(text.slice(i, i + 3)));
-        controller.close();
-      },
-    });
-    const events: string[] = [];
-    for await (const data of readServerSentEvents(body)) events.push(data);
-    expect(events).toEqual(['{"a":1}', 'line one\nline two', '[DONE]']);
-  });
-
   it('accepts a whole JSON completion from a server that does not stream', async () => {
     handlers.push((res) => {
       res.writeHead(200, { 'content-type': 'application/json' });

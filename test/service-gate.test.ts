@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { VoiceSettings } from '../src/engines/index.js';
-import { ServiceError, startEmbeddedService, type AccountGate, type Principal, type Usage } from '../src/service/index.js';
+import { ServiceError, startEmbeddedService, type AccountGate, type Principal, type Reservation, type Usage } from '../src/service/index.js';
 import { postJson, startService, type RunningService } from './service-harness.js';
 
 /** A gate whose credit and rate answers a test can switch, recording every call. */
@@ -19,6 +19,12 @@ class SwitchableGate implements AccountGate {
   }
   async charge(_principal: Principal, usage: Usage, requestId: string): Promise<void> {
     this.charges.push({ usage, requestId });
+  }
+  async isActive(): Promise<boolean> {
+    return true;
+  }
+  async reserve(principal: Principal, _usage: Usage, requestId: string): Promise<Reservation> {
+    return { extend: async () => {}, settle: async (delivered) => (delivered ? this.charge(principal, delivered, requestId) : undefined) };
   }
   admit(): () => void {
     if (this.overRate) throw new ServiceError(429, 'too many requests; retry later', 3);
@@ -86,7 +92,7 @@ describe('the account gate on every route', () => {
     expect(new Set(gate.charges.map((charge) => charge.requestId)).size).toBe(5);
   });
 
-  it('stops synthesis and bills nothing when the client goes away mid-stream', async () => {
+  it('stops synthesis and bills only the audio sent when the client goes away mid-stream', async () => {
     const gate = new SwitchableGate();
     running = await startService({ accounts: gate });
     const text = Array.from({ length: 60 }, (_, i) => `Sentence ${i} is here to make the answer long.`).join(' ');
@@ -95,13 +101,16 @@ describe('the account gate on every route', () => {
     await reader.read();
     await reader.cancel();
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(gate.charges).toEqual([]);
+    expect(gate.charges).toHaveLength(1);
+    const billed = gate.charges[0]!.usage as { characters: number };
+    expect(billed.characters).toBeGreaterThan(0);
+    expect(billed.characters).toBeLessThan(text.length / 4);
     expect(gate.openSlots).toBe(0);
   });
 });
 
 describe('engine failures', () => {
-  it('cuts the chunked body short when synthesis fails after the first chunk, bills nothing, and keeps serving', async () => {
+  it('cuts the chunked body short when synthesis fails after the first chunk, bills the first chunk only, and keeps serving', async () => {
     const { FliteEngine } = await import('../src/engines/index.js');
     const flite = new FliteEngine();
     let calls = 0;
@@ -127,7 +136,13 @@ describe('engine failures', () => {
     expect(fine.status).toBe(200);
     await fine.arrayBuffer();
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(gate.charges).toHaveLength(1);
+    expect(gate.charges.map((charge) => charge.usage)).toEqual([
+      { kind: 'tts', characters: expect.any(Number) },
+      { kind: 'tts', characters: 'Still serving.'.length },
+    ]);
+    const firstShare = (gate.charges[0]!.usage as { characters: number }).characters;
+    expect(firstShare).toBeGreaterThan(40);
+    expect(firstShare).toBeLessThan(text.length - 30);
     expect(calls).toBeGreaterThanOrEqual(3);
   });
 });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { decodeAudio, bytesToInt16 } from '../src/audio/index.js';
 import { apiKey, startService, type RunningService } from './service-harness.js';
+import { connectLive, type LiveClient, type ServerEvent } from './service-live-client.js';
 
 let server: RunningService;
 
@@ -13,48 +14,8 @@ afterAll(async () => {
   await server.close();
 });
 
-type ServerEvent = Record<string, unknown> & { event: string };
-
-interface LiveClient {
-  ws: WebSocket;
-  events: ServerEvent[];
-  send(event: Record<string, unknown>): void;
-  /** Resolves when an event matching `test` has arrived. */
-  waitFor(test: (event: ServerEvent) => boolean): Promise<ServerEvent>;
-  closed: Promise<{ code: number }>;
-}
-
 function connect(path = '/v1/tts/live', headers: Record<string, string> = {}): Promise<LiveClient> {
-  const ws = new WebSocket(`${server.wsUrl}${path}`, { headers: { authorization: `Bearer ${apiKey}`, ...headers } });
-  const events: ServerEvent[] = [];
-  const waiters: { test: (event: ServerEvent) => boolean; resolve: (event: ServerEvent) => void }[] = [];
-  ws.on('message', (data, isBinary) => {
-    expect(isBinary).toBe(true);
-    const event = decode(data as Buffer) as ServerEvent;
-    events.push(event);
-    for (const waiter of [...waiters]) {
-      if (waiter.test(event)) {
-        waiters.splice(waiters.indexOf(waiter), 1);
-        waiter.resolve(event);
-      }
-    }
-  });
-  const closed = new Promise<{ code: number }>((resolve) => ws.on('close', (code) => resolve({ code })));
-  return new Promise((resolve, reject) => {
-    ws.once('error', reject);
-    ws.once('open', () =>
-      resolve({
-        ws,
-        events,
-        closed,
-        send: (event) => ws.send(encode(event)),
-        waitFor: (test) => {
-          const found = events.find(test);
-          return found ? Promise.resolve(found) : new Promise((resolveEvent) => waiters.push({ test, resolve: resolveEvent }));
-        },
-      }),
-    );
-  });
+  return connectLive(`${server.wsUrl}${path}`, { authorization: `Bearer ${apiKey}`, ...headers });
 }
 
 function upgradeStatus(headers: Record<string, string>, path = '/v1/tts/live'): Promise<{ status: number; body: string; retryAfter?: string }> {

@@ -1,3 +1,6 @@
-export { ChatCompletionDialogue, defaults as chatCompletionDefaults, type ChatCompletionDialogueOptions, type ChatTool } from './chat-completion-dialogue.js';
+export { ChatCompletionDialogue, defaults as chatCompletionDefaults, type ChatCompletionDialogueOptions } from './chat-completion-dialogue.js';
+export { defineTool, runTool, ToolArgumentsError, type ChatTool, type ToolContext, type ToolDefinition, type ToolOutcome } from './tools.js';
+export { expectTool, EXPECT_TOOL } from './expect-tool.js';
+export { toChatMessages } from './chat-messages.js';
+export type { ChatEndpoint, CompletionEvent, RetryOptions } from './completion-stream.js';
 export { ChatCompletionHttpError, ChatCompletionConnectionError, ChatCompletionStreamError } from './errors.js';
-export { readServerSentEvents } from './sse-reader.js';

@@ -87,23 +87,52 @@ export interface TextToSpeech {
   prepare?(): void;
 }
 
+/** A tool the agent called during a reply, with what it returned (or why it failed). */
+export interface ToolExchange {
+  /** The model's id of the call (e.g. `call_abc`), used to pair the call with its result. */
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+  result?: unknown;
+  /** Set when the tool threw or its arguments were invalid; the model was told this instead of a result. */
+  error?: string;
+}
+
 export interface ConversationMessage {
-  role: 'user' | 'agent';
+  /** `tool`: a tool call and its result, in the order it happened within the agent's reply. */
+  role: 'user' | 'agent' | 'tool';
+  /** What was said; for a `tool` entry, the result (or error) as given back to the model. */
   text: string;
   /** True when the agent was interrupted and `text` holds only what was played. */
   interrupted?: boolean;
+  /** Present on `tool` entries. */
+  tool?: ToolExchange;
 }
 
 export type DialogueOutput =
   | { type: 'text'; delta: string }
-  | { type: 'tool-call'; name: string; arguments: Record<string, unknown>; result?: unknown }
+  | { type: 'tool-call'; id?: string; name: string; arguments: Record<string, unknown>; result?: unknown; error?: string }
   | { type: 'end-call'; reason?: string }
   /** Sets what the caller is expected to say next (e.g. from an LLM tool); overrides `Dialogue.expectations`. */
   | { type: 'expect'; expectations: readonly Expectation[] };
 
+/**
+ * A reply started on an interim transcript, before the caller's turn was final (low-latency mode). It may
+ * stream text, but actions with side effects must wait for `kept()`: true when the final transcript confirmed
+ * the reply, false when it was discarded (then the reply is also unsubscribed).
+ */
+export interface SpeculativeTurn {
+  /** Resolves once the reply's fate is known; waiting on it is not counted as work in flight. */
+  kept(): Promise<boolean>;
+}
+
 export interface DialogueInput {
   history: readonly ConversationMessage[];
   userText: string;
+  /** Present when the reply is speculative (see `SpeculativeTurn`); absent when the turn is final. */
+  speculative?: SpeculativeTurn;
+  /** The call this turn belongs to (the session's trace id), for tools that record or act on it. */
+  callId?: string;
 }
 
 /** The pluggable step: conversation so far + final transcript in, text deltas out. Unsubscribing cancels it. */

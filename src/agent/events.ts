@@ -39,6 +39,9 @@ export interface SessionSummary {
 
 export type Stage = 'asr' | 'dialogue' | 'tts' | 'transport' | 'vad';
 
+/** What the caller notices failing: hearing them (asr, vad), thinking of a reply (dialogue), speaking (tts, transport). */
+export type FailureStage = 'listening' | 'thinking' | 'speaking';
+
 export type AgentEvent =
   | { type: 'user-started-speaking'; atMs: number }
   | { type: 'user-stopped-speaking'; atMs: number }
@@ -51,7 +54,25 @@ export type AgentEvent =
   | { type: 'agent-resumed'; turn: number }
   | { type: 'interrupted'; turn: number; playedText: string }
   | { type: 'turn-metrics'; report: TurnReport }
-  | { type: 'tool-call'; name: string; arguments: Record<string, unknown>; result?: unknown }
+  /**
+   * A tool the dialogue called. `reply` numbers the call's replies (a turn started on an interim transcript may
+   * have a discarded reply before the kept one); `kept` is false when that reply was thrown away. A speculative
+   * reply's tool calls are reported once it is kept or discarded.
+   */
+  | {
+      type: 'tool-call';
+      reply: number;
+      turn?: number;
+      speculative: boolean;
+      kept: boolean;
+      id?: string;
+      name: string;
+      arguments: Record<string, unknown>;
+      result?: unknown;
+      error?: string;
+    }
+  /** A stage failed and the caller heard its unavailable line; `hangup` when the failure policy ends the call. */
+  | { type: 'assistant-unavailable'; stage: FailureStage; failures: number; line: string; hangup: boolean }
   | { type: 'hangup'; reason: string; summary: SessionSummary }
   | { type: 'error'; stage: Stage; message: string };
 

@@ -14,10 +14,12 @@ export { isOpenVocabulary, type Expectation, type ExpectationKind } from './expe
 export { VoiceAgent } from './voice-agent.js';
 export { CallSession } from './session.js';
 export { defaults as agentDefaults, type VoiceAgentOptions, type InterruptionOptions } from './options.js';
-export { defaults as modeDefaults, modeSettings, type AgentMode, type ModeSettings } from './modes.js';
-export type { AgentEvent, SessionSummary, TurnMetrics, TurnReport, Stage } from './events.js';
+export { defaults as failureDefaults, FailurePolicy, failureStage, type FailureOptions, type FailureVerdict } from './failure-policy.js';
+export { defaults as modeDefaults, interimEveryMsOf, modeSettings, type AgentMode, type ModeSettings } from './modes.js';
+export type { AgentEvent, SessionSummary, TurnMetrics, TurnReport, Stage, FailureStage } from './events.js';
 export { median, percentile } from './events.js';
 export { TurnStageError } from './errors.js';
+export { CallAdmission, callsPerCore, defaults as admissionDefaults, type AdmissionOptions, type AdmittedCall, type AdmissionDecision } from './admission.js';
 export { isBackchannel, substantiveWords, playedText } from './interruption.js';
 export { traceparentOf, callParentContext } from './tracing.js';
 export { StreamingEngineSpeechToText, defaults as streamingSttDefaults } from './stt/streaming-engine-stt.js';

@@ -47,3 +47,8 @@ export function modeSettings(mode: AgentMode, overrides: Partial<ModeSettings> =
   if (!base) throw new RangeError(`unknown mode "${String(mode)}"; use low-latency or balanced`);
   return { ...base, ...overrides };
 }
+
+/** How often recognition should give interim transcripts in these settings (ms of audio); 0 for finals only. */
+export function interimEveryMsOf(settings: ModeSettings): number {
+  return settings.interimTranscripts ? settings.interimEveryMs : 0;
+}

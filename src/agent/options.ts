@@ -5,6 +5,7 @@ import type { Clock } from '../pipeline/clock.js';
 import type { PlayoutOptions } from '../pipeline/playout.js';
 import type { UtteranceOptions } from '../pipeline/utterances.js';
 import type { Dialogue, SpeechToText, TextToSpeech } from './contracts.js';
+import type { FailureOptions } from './failure-policy.js';
 import type { AgentMode, ModeSettings } from './modes.js';
 
 /** When caller speech over the agent counts as an interruption. Durations in ms. */
@@ -37,7 +38,12 @@ export interface VoiceAgentOptions {
   /** Reprompts before the agent says goodbye and hangs up. */
   maxReprompts?: number;
   maxCallMs?: number;
-  /** Spoken when a turn's recognition, dialogue or speech fails. */
+  /**
+   * Spoken when a turn fails: a line per stage (`listening`, `thinking`, `speaking`) and the hang-up after
+   * repeated failures (defaults in `failureDefaults`).
+   */
+  failures?: Partial<Omit<FailureOptions, 'lines'>> & { lines?: Partial<FailureOptions['lines']> };
+  /** @deprecated one line for every failed stage; use `failures.lines`. */
   fallbackLine?: string;
   /** Spoken before hanging up after the reprompts or at the maximum call length. */
   goodbyeLine?: string;
@@ -62,7 +68,6 @@ export const defaults = {
   userSilenceTimeoutMs: 8000,
   maxReprompts: 2,
   maxCallMs: 15 * 60_000,
-  fallbackLine: "Sorry, I didn't catch that. Could you say it again?",
   goodbyeLine: 'Thank you for calling. Goodbye.',
   repromptLine: 'Are you still there?',
   greet: true,

@@ -25,7 +25,10 @@ export interface ReplyCallbacks {
   firstAudio(atMs: number): void;
   finished(): void;
   failed(error: TurnStageError): void;
-  toolCall(output: Extract<DialogueOutput, { type: 'tool-call' }>): void;
+  /** A tool call of the dialogue; `atText` is the length of the reply's text when it came. */
+  toolCall(output: Extract<DialogueOutput, { type: 'tool-call' }>, atText: number): void;
+  /** The reply stopped: finished, failed or cancelled. */
+  closed?(): void;
 }
 
 type SpeechAudio = { frame: AudioFrame; words?: SpokenWord[] };
@@ -72,7 +75,7 @@ export class AgentReply {
       tap({
         next: (output) => {
           if (output.type === 'end-call') this.endCall = output.reason ?? 'dialogue ended the call';
-          if (output.type === 'tool-call') this.callbacks.toolCall(output);
+          if (output.type === 'tool-call') this.callbacks.toolCall(output, this.text.length);
         },
         complete: () => this.endSpan(this.dialogueSpan),
       }),
@@ -178,6 +181,7 @@ export class AgentReply {
   private close(error?: TurnStageError): void {
     if (this.closed) return;
     this.closed = true;
+    this.callbacks.closed?.();
     this.synthesis?.unsubscribe();
     this.playing?.unsubscribe();
     this.control.complete();

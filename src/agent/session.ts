@@ -1,5 +1,5 @@
 import { context, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
-import { defer, Observable, Subject, tap, type Subscription } from 'rxjs';
+import { defer, Observable, of, Subject, tap, type Subscription } from 'rxjs';
 import type { VoiceActivityDetector } from '../engines/index.js';
 import type { VoiceEvent } from '../pipeline/utterances.js';
 import { WorkTracker } from '../pipeline/work.js';
@@ -9,22 +9,14 @@ import type { AgentEvent, SessionSummary, TurnReport } from './events.js';
 import { CallRecord } from './call-report.js';
 import { CallTimers } from './call-timers.js';
 import { callerVoice, utteranceAudio } from './caller-voice.js';
+import { FailurePolicy } from './failure-policy.js';
+import type { ActiveReply, ReplyKind } from './active-reply.js';
 import { AgentReply } from './reply.js';
+import { ReplyTools } from './reply-tools.js';
 import type { ResolvedAgentOptions } from './resolve-options.js';
 import { callParentContext, childSpan } from './tracing.js';
 import { UtteranceState } from './utterance-state.js';
 import { spanAttributes } from '../tracing/index.js';
-
-type ReplyKind = 'greeting' | 'turn' | 'reprompt' | 'fallback' | 'goodbye';
-
-interface ActiveReply {
-  reply: AgentReply;
-  kind: ReplyKind;
-  report: TurnReport;
-  turnSpan: Span;
-  utterance?: UtteranceState;
-  endAfter: boolean;
-}
 
 /** One call: caller audio in, turns out, until hangup. Created by `VoiceAgent.handle`. */
 export class CallSession {
@@ -50,6 +42,8 @@ export class CallSession {
   private utterance: UtteranceState | undefined;
   private timers: CallTimers | undefined;
   private ended = false;
+  private readonly failures: FailurePolicy;
+  private replies = 0;
 
   constructor(
     private readonly options: ResolvedAgentOptions,
@@ -64,6 +58,7 @@ export class CallSession {
     this.traceId = trace.getSpanContext(call.ctx)!.traceId;
     this.record = new CallRecord(this.traceId, options.clock.now());
     this.utteranceOptions = options;
+    this.failures = new FailurePolicy(options.failures);
   }
 
   /** Resolves when no engine, dialogue or synthesis work is in flight (for drivers with a virtual clock). */
@@ -71,7 +66,7 @@ export class CallSession {
     for (;;) {
       await this.tracker.idle();
       await new Promise((resolve) => setImmediate(resolve));
-      if (this.tracker.pending === 0) return;
+      if (this.tracker.pending <= 0) return;
     }
   }
 
@@ -130,6 +125,11 @@ export class CallSession {
     this.end(reason);
   }
 
+  /** What the caller has heard so far of the reply the agent is playing; `undefined` while the agent is silent. */
+  heardAgentText(): string | undefined {
+    return this.current?.reply.hasStarted ? this.current.reply.heardText() : undefined;
+  }
+
   private onVoice(event: VoiceEvent): void {
     if (this.ended) return;
     if (event.type === 'speech-start') this.onSpeechStart(event);
@@ -163,7 +163,7 @@ export class CallSession {
         failed: (error) => {
           this.utterances.delete(state);
           this.fail('asr', error);
-          this.say(o.fallbackLine, 'fallback');
+          this.sayFailure('asr');
         },
       },
       frames$,
@@ -199,7 +199,7 @@ export class CallSession {
     this.record.interruptions++;
     this.emit({ type: 'interrupted', turn: active.report.turn, playedText: heard });
     this.emit({ type: 'agent-stopped-speaking', turn: active.report.turn, interrupted: true });
-    this.history.push({ role: 'agent', text: heard, interrupted: true });
+    this.history.push(...active.tools.history(active.reply.text, heard, true));
     active.report.interrupted = true;
     active.report.metrics.interrupted = true;
     this.finishReport(active, heard);
@@ -209,7 +209,7 @@ export class CallSession {
   private preempt(text: string, state: UtteranceState): AgentReply | undefined {
     if (this.current) return undefined;
     this.pendingPreemptive?.reply.cancel();
-    const reply = this.createReply(this.respond(text), state.turnCtx, 'turn', state);
+    const reply = this.createReply((tools) => this.respond(text, tools), state.turnCtx, 'turn', state, undefined, true);
     reply.reply.start(true);
     return reply.reply;
   }
@@ -221,13 +221,15 @@ export class CallSession {
       this.startTurn(state);
       return;
     }
+    if (this.pendingPreemptive?.utterance === state) this.pendingPreemptive.reply.cancel();
     state.discard();
     if (!this.current) this.armSilenceTimer();
   }
 
-  private respond(userText: string): Observable<DialogueOutput> {
+  private respond(userText: string, tools: ReplyTools): Observable<DialogueOutput> {
     const history = [...this.history];
-    return defer(() => this.options.dialogue.respond({ history, userText }));
+    const speculative = tools.speculative;
+    return defer(() => this.options.dialogue.respond({ history, userText, callId: this.traceId, ...(speculative ? { speculative } : {}) }));
   }
 
   private startTurn(state: UtteranceState): void {
@@ -237,9 +239,10 @@ export class CallSession {
     if (held && state.preemptiveText === text && this.pendingPreemptive?.reply === held) {
       active = this.pendingPreemptive;
       active.report.metrics.preemptive = true;
+      active.tools.keep();
     } else {
       this.pendingPreemptive?.reply.cancel();
-      active = this.createReply(this.respond(text), state.turnCtx, 'turn', state);
+      active = this.createReply((tools) => this.respond(text, tools), state.turnCtx, 'turn', state);
       active.reply.start(true);
     }
     this.pendingPreemptive = undefined;
@@ -257,11 +260,12 @@ export class CallSession {
 
   /** A reply; `continues` is a failed reply whose turn this one (a fallback line) completes. */
   private createReply(
-    outputs$: Observable<DialogueOutput>,
+    outputs: (tools: ReplyTools) => Observable<DialogueOutput>,
     parent: Context,
     kind: ReplyKind,
     utterance?: UtteranceState,
     continues?: ActiveReply,
+    speculative = false,
   ): ActiveReply {
     const o = this.options;
     utterance ??= continues?.utterance;
@@ -269,9 +273,10 @@ export class CallSession {
     const ctx = continues || !utterance ? trace.setSpan(this.callCtx, turnSpan) : parent;
     const report: TurnReport = continues?.report ?? { turn: 0, user_text: '', agent_text: '', interrupted: false, metrics: { interrupted: false } };
     let active!: ActiveReply;
+    const tools = new ReplyTools(++this.replies, speculative, () => report.turn || undefined, (event) => this.emit(event), (fate) => this.tracker.waitingFor(fate));
     const reply = new AgentReply(
       { tts: o.tts, sink: this.transport, clock: o.clock, tracker: this.tracker, tracer: o.tracer, chunking: { firstChunk: o.modeSettings.firstChunk }, playout: o.playout },
-      outputs$,
+      outputs(tools),
       ctx,
       {
         firstAudio: (atMs) => {
@@ -281,7 +286,8 @@ export class CallSession {
         finished: () => {
           if (this.current !== active) return;
           this.current = undefined;
-          this.history.push({ role: 'agent', text: reply.text.trim() });
+          this.history.push(...tools.history(reply.text, reply.text, false));
+          if (kind === 'turn') this.failures.succeeded();
           this.emit({ type: 'agent-stopped-speaking', turn: report.turn, interrupted: false });
           this.finishReport(active, reply.text.trim());
           if (reply.endCall || active.endAfter) this.end(reply.endCall ?? 'agent ended the call', false);
@@ -296,12 +302,13 @@ export class CallSession {
             this.finishReport(active, reply.heardText());
             if (active.endAfter) this.end('agent ended the call', false);
             else this.armSilenceTimer();
-          } else this.say(o.fallbackLine, 'fallback', active);
+          } else this.sayFailure(error.stage, active);
         },
-        toolCall: (call) => this.emit({ type: 'tool-call', name: call.name, arguments: call.arguments, result: call.result }),
+        toolCall: (call, atText) => tools.record(call, atText),
+        closed: () => tools.discard(),
       },
     );
-    active = { reply, kind, report, turnSpan, utterance, endAfter: kind === 'goodbye' };
+    active = { reply, kind, report, turnSpan, utterance, endAfter: kind === 'goodbye', tools };
     if (kind === 'turn' && utterance) this.pendingPreemptive = active;
     return active;
   }
@@ -313,16 +320,7 @@ export class CallSession {
 
   private say(text: string, kind: ReplyKind, continues?: ActiveReply): void {
     if (this.ended) return;
-    const active = this.createReply(
-      new Observable<DialogueOutput>((subscriber) => {
-        subscriber.next({ type: 'text', delta: text });
-        subscriber.complete();
-      }),
-      this.callCtx,
-      kind,
-      undefined,
-      continues,
-    );
+    const active = this.createReply(() => of<DialogueOutput>({ type: 'text', delta: text }), this.callCtx, kind, undefined, continues);
     this.makeCurrent(active);
     active.reply.start();
   }
@@ -339,6 +337,13 @@ export class CallSession {
     }
     if (active.kind !== 'greeting') this.record.number(active.report);
     this.current = active;
+  }
+
+  /** A failed turn: the stage's unavailable line, or the hang-up line when failures keep coming. */
+  private sayFailure(stage: TurnStageError['stage'], continues?: ActiveReply): void {
+    const verdict = this.failures.failed(stage, this.callSpan);
+    this.emit({ type: 'assistant-unavailable', ...verdict });
+    this.say(verdict.line, verdict.hangup ? 'goodbye' : 'fallback', continues);
   }
 
   private sayGoodbye(reason: string): void {

@@ -110,6 +110,12 @@ export class UtteranceState {
     ) {
       this.paused = true;
       this.callbacks.pause();
+      // An interim with words may have come before the speech was long enough to pause: it interrupts now,
+      // rather than at the next changed interim or the final transcript (which may be seconds away).
+      if (this.interim && this.wantsInterruption(this.interim)) {
+        this.interruptAgent();
+        return;
+      }
       const o = this.deps.options;
       this.falseInterruption = timer(this.interruption.falseInterruptionTimeoutMs, o.clock.scheduler).subscribe(() => {
         if (this.paused && !this.interrupted) this.resumeAgent();

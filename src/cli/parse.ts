@@ -15,6 +15,12 @@ export function parsePositiveNumber(value: string): number {
   return number;
 }
 
+export function parsePositiveInteger(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number <= 0) throw new InvalidArgumentError('expected a whole number above 0.');
+  return number;
+}
+
 /** The `--log-level` option every long-running command takes. */
 export function logLevelOption(fallback: LogLevel): Option {
   return new Option('--log-level <level>', 'log level (logs are JSON lines on stderr, readable ones on a terminal)').choices(logLevels).default(fallback);

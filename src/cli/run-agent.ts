@@ -9,17 +9,24 @@ import {
 } from '../agent/index.js';
 import { startEmbeddedService, type EmbeddedService } from '../service/index.js';
 import { SpokenCaptions, startDemoServer, toBrowserMessages, type DemoServer, type AgentListing } from '../transports/browser/index.js';
-import { CallRejectedError, type CallRequest, type CallSession } from '../transports/call-session.js';
+import { AgentBusyError, CallRejectedError, type CallRequest, type CallSession } from '../transports/call-session.js';
+import { CallAdmission } from '../agent/admission.js';
+import { recordTurn, watchAdmission } from '../metrics/index.js';
 import { agents, createAgent, UnknownAgentError } from '../../agents/index.js';
 import { loadScript, ScriptedDialogue, type DialogueScript } from '../../plugins/index.js';
 import { createLogger, type Logger } from '../logging/index.js';
 import type { AgentCommandOptions } from './commands/agent.js';
+import { defaults as llmDefaults, llmDialogue } from './llm-options.js';
 
 /** A started `shoal agent`: the speech stack, the demo page and the transports. */
 export interface AgentApp {
   /** The demo page, e.g. http://127.0.0.1:3000/ */
   readonly url: string;
   readonly server: DemoServer;
+  /** Who gets in: capacity, active calls, load. */
+  readonly admission: CallAdmission;
+  /** Stops taking calls and waits up to `timeoutMs` for the calls in progress to end (then `close()` cuts the rest). */
+  drain(timeoutMs: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -36,7 +43,12 @@ interface DialogueSource {
   create(name: string | undefined): { name: string; dialogue: Dialogue };
 }
 
-function dialogueSource(options: AgentCommandOptions): DialogueSource {
+async function dialogueSource(options: AgentCommandOptions): Promise<DialogueSource> {
+  const llm = await llmDialogue(options);
+  if (llm) {
+    const description = `LLM ${options.llmModel ?? llmDefaults.model} at ${options.llmUrl}`;
+    return { listing: { default: llm.name, agents: [{ name: llm.name, description }] }, create: () => ({ name: llm.name, dialogue: llm }) };
+  }
   if (options.script) {
     const script: DialogueScript = loadScript(options.script);
     const name = script.name || basename(options.script);
@@ -82,7 +94,7 @@ export class MissingApiKeyError extends Error {
 
 /** Starts the speech service, the agent stack, the demo page and the browser and telephony transports, in this process. */
 export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAppHooks = {}): Promise<AgentApp> {
-  const source = dialogueSource(options);
+  const source = await dialogueSource(options);
   const service = await speechService(options);
   // One stack per turn-taking mode (the mode decides the recognizer's interim cadence), sharing the one service.
   const stacks = new Map<AgentMode, Promise<AgentStack>>();
@@ -106,6 +118,8 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
     throw error;
   }
   const logger = hooks.logger ?? createLogger({ level: 'silent' });
+  const admission = new CallAdmission({ maxCalls: options.maxCalls });
+  const unwatch = watchAdmission(admission);
 
   let server: DemoServer;
   try {
@@ -114,32 +128,62 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
       port: options.port,
       agents: source.listing,
       onError: (error, where) => logger.error({ err: error, where }, 'transport error'),
+      readiness: {
+        ready: () => admission.ready,
+        describe: () => ({ draining: admission.draining, active: admission.active, capacity: admission.capacity, load: admission.load() }),
+      },
       startCall: async (transport: Transport, request): Promise<CallSession> => {
-        const { name, dialogue } = source.create(request.agent);
-        const mode = request.mode ?? options.mode;
-        const stack = await stackFor(mode);
-        const send = transport.send?.bind(transport);
-        let session: AgentCallSession;
-        if (send) {
-          // Pages get the agent's words as they are played, so the call's speech and playout are watched.
-          const captions = new SpokenCaptions();
-          const speech = captions.speech(stack.agentFor(dialogue).options.tts);
-          session = stack.agentFor(dialogue, { tts: speech, logger }).handle(captions.transport(transport));
-          captions.follow(session.events$);
-          session.events$.pipe(toBrowserMessages(captions.captions$)).subscribe((message) => send(message));
-        } else {
-          session = stack.agentFor(dialogue, { logger }).handle(transport);
+        const slot = admission.admit();
+        if (!slot) {
+          logger.warn({ draining: admission.draining, capacity: admission.capacity }, 'call refused');
+          throw new AgentBusyError(admission.draining ? 'draining' : 'full', busyRetryAfterMs);
         }
-        hooks.onCall?.({ transport, session, request, agent: name });
-        return { agent: name, mode, stop: () => session.hangup('caller left') };
+        try {
+          return await startSession(transport, request, slot.release);
+        } catch (error) {
+          slot.release();
+          throw error;
+        }
       },
     });
   } catch (error) {
+    unwatch();
     await closeStacks();
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       throw new Error(`port ${options.port} on ${options.host} is in use; pick another with --port`);
     }
     throw error;
+  }
+
+  async function startSession(transport: Transport, request: CallRequest, release: () => void): Promise<CallSession> {
+    const { name, dialogue } = source.create(request.agent);
+    const mode = request.mode ?? options.mode;
+    const stack = await stackFor(mode);
+    const send = transport.send?.bind(transport);
+    let session: AgentCallSession;
+    if (send) {
+      // Pages get the agent's words as they are played, so the call's speech and playout are watched.
+      const captions = new SpokenCaptions();
+      const speech = captions.speech(stack.agentFor(dialogue).options.tts);
+      session = stack.agentFor(dialogue, { tts: speech, logger }).handle(captions.transport(transport));
+      captions.follow(session.events$);
+      session.events$.pipe(toBrowserMessages(captions.captions$)).subscribe((message) => send(message));
+    } else {
+      session = stack.agentFor(dialogue, { logger }).handle(transport);
+    }
+    session.events$.subscribe((event) => {
+      if (event.type === 'turn-metrics') recordTurn(event.report.metrics);
+      if (event.type === 'hangup') release();
+    });
+    hooks.onCall?.({ transport, session, request, agent: name });
+    return {
+      agent: name,
+      mode,
+      stop: () => {
+        session.hangup('caller left');
+        release();
+      },
+    };
   }
   // The other mode's stack warms up in the background, so switching modes on the page does not wait for it.
   const otherMode: AgentMode = options.mode === 'balanced' ? 'low-latency' : 'balanced';
@@ -147,25 +191,41 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
   return {
     url: server.url,
     server,
+    admission,
+    drain: (timeoutMs) => admission.drain(timeoutMs),
     close: async () => {
+      unwatch();
       await server.close();
       await closeStacks();
     },
   };
 }
 
-/** `shoal agent`: runs until interrupted (Ctrl-C), printing the page's URL and one line per turn. */
+/** A refused caller is told to try again after this long. */
+const busyRetryAfterMs = 30_000;
+
+/**
+ * `shoal agent`: runs until SIGINT/SIGTERM, printing the page's URL and one line per turn. The signal drains:
+ * no new calls, calls in progress get up to `drainTimeoutMs` to end, then everything closes and the process
+ * exits 0. A second signal stops at once.
+ */
 export async function runAgentCommand(options: AgentCommandOptions): Promise<void> {
   const logger = createLogger({ level: options.logLevel ?? 'info' });
   logger.info('starting the speech service and the agent');
   const app = await startAgentApp(options, { logger });
-  process.stdout.write(`Shoal demo agent: open ${app.url} and press Start call\n`);
+  process.stdout.write(`Shoal demo agent: open ${app.url} and press Start call (up to ${app.admission.capacity} calls at once)\n`);
   process.stdout.write(`telephony media stream: ${app.url.replace(/^http/, 'ws')}telephony\n`);
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
   });
-  logger.info('stopping');
+  const drainTimeoutMs = options.drainTimeoutMs ?? 30_000;
+  process.once(signal, () => {
+    logger.warn(`${signal} again: exiting without waiting`);
+    process.exit(130);
+  });
+  logger.info({ signal, active: app.admission.active, drainTimeoutMs }, 'draining');
+  await app.drain(drainTimeoutMs);
+  logger.info({ cut: app.admission.active }, 'stopping');
   await app.close();
 }

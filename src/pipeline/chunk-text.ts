@@ -1,4 +1,5 @@
 import { Observable, type OperatorFunction } from 'rxjs';
+import { findBoundaries } from '../engines/text/index.js';
 
 /** Where the text of a reply is cut into pieces that are sent to speech one at a time. */
 export interface ChunkOptions {
@@ -12,20 +13,15 @@ export interface ChunkOptions {
 
 export const defaults: ChunkOptions = { firstChunk: 'sentence', minClauseChars: 12, maxChunkChars: 240 };
 
-const SENTENCE_END = /[.!?]+["')\]]?(\s+|$)/g;
-const CLAUSE_END = /[,;:\u2014]\s+/g;
-
-/** Finds the end (exclusive) of the first complete piece in `text`, or -1. */
+/**
+ * Finds the end (exclusive) of the first complete piece in `text`, or -1. Boundaries come from the
+ * abbreviation-aware splitter: "Dr. Smith", "7 p.m. tonight" and "3.5" are not cut, and a period is only
+ * taken as an end once the word after it has arrived (or the text is `final`).
+ */
 function cutPoint(text: string, clause: boolean, minClauseChars: number, final: boolean): number {
-  const pattern = clause ? new RegExp(`${SENTENCE_END.source}|${CLAUSE_END.source}`, 'g') : new RegExp(SENTENCE_END.source, 'g');
-  let match: RegExpExecArray | null;
-  while ((match = pattern.exec(text)) !== null) {
-    const end = match.index + match[0].length;
-    // Sentence punctuation at the very end of the buffer may still be followed by more (e.g. "3.5"), unless final.
-    if (end === text.length && !/\s$/.test(match[0]) && !final) return -1;
-    const isClause = /[,;:\u2014]/.test(match[0]);
-    if (isClause && text.slice(0, end).trim().length < minClauseChars) continue;
-    return end;
+  for (const boundary of findBoundaries(text, final)) {
+    if (boundary.kind === 'clause' && (!clause || text.slice(0, boundary.end).trim().length < minClauseChars)) continue;
+    return boundary.end;
   }
   return -1;
 }

@@ -18,12 +18,7 @@ export class WorkTracker {
     return () => {
       if (ended) return;
       ended = true;
-      this.inFlight--;
-      if (this.inFlight === 0) {
-        const waiters = this.waiters;
-        this.waiters = [];
-        for (const wake of waiters) wake();
-      }
+      this.change(-1);
     };
   }
 
@@ -34,8 +29,26 @@ export class WorkTracker {
 
   /** Resolves when nothing is in flight. */
   idle(): Promise<void> {
-    if (this.inFlight === 0) return Promise.resolve();
+    if (this.inFlight <= 0) return Promise.resolve();
     return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /**
+   * Tracked work that waits on `event` (something only the driver's clock can bring, like the caller's final
+   * transcript) does not count as in flight until `event` settles.
+   */
+  waitingFor<T>(event: Promise<T>): Promise<T> {
+    this.change(-1);
+    return event.finally(() => this.change(+1));
+  }
+
+  private change(by: number): void {
+    this.inFlight += by;
+    if (this.inFlight <= 0 && this.waiters.length > 0) {
+      const waiters = this.waiters;
+      this.waiters = [];
+      for (const wake of waiters) wake();
+    }
   }
 }
 

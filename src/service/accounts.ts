@@ -15,11 +15,28 @@ export type Usage =
   | { kind: 'asr'; seconds: number }
   | { kind: 'voice-design' };
 
+/**
+ * Credit set aside for one piece of work before it starts. `extend` grows it (a live session, segment by
+ * segment); `settle` bills what was delivered (never more than held) and returns the rest. Only the first
+ * `settle` counts; settling with nothing delivered bills nothing.
+ */
+export interface Reservation {
+  extend(usage: Usage): Promise<void>;
+  settle(delivered: Usage | null): Promise<void>;
+}
+
 export interface AccountGate {
   /** The caller behind a bearer key, or null when the key is missing, unknown, revoked or expired (401). */
   authenticate(bearerKey: string | undefined): Promise<Principal | null>;
   /** Throws ServiceError 402 when the caller has no credit left; called before any work starts. */
   ensureCredit(principal: Principal): Promise<void>;
+  /**
+   * Holds the price of `usage` before the work starts; throws ServiceError 402 naming the amount needed when
+   * the balance cannot cover it. Concurrent reservations never take the balance below zero.
+   */
+  reserve(principal: Principal, usage: Usage, requestId: string): Promise<Reservation>;
+  /** False once the caller's key is revoked or expired (open sessions end). */
+  isActive(principal: Principal): Promise<boolean>;
   /** Debits a successful request exactly once; `requestId` makes a repeated call a no-op. */
   charge(principal: Principal, usage: Usage, requestId: string): Promise<void>;
   /** Throws ServiceError 429 (with retryAfterSeconds) when the caller is over its rate; returns a release function for concurrency slots. */

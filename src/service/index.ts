@@ -4,7 +4,7 @@ export type { SpeechService, SpeechServiceOptions } from './server.js';
 export { startEmbeddedService } from './embedded.js';
 export type { EmbeddedService, EmbeddedServiceOptions } from './embedded.js';
 export { ServiceError } from './accounts.js';
-export type { AccountGate, Principal, Usage, VoiceResolver } from './accounts.js';
+export type { AccountGate, Principal, Reservation, Usage, VoiceResolver } from './accounts.js';
 export { SingleKeyAccounts, type ChargeRecord } from './single-key-accounts.js';
 export { BuiltinVoices, builtinVoices, describeBuiltinVoices, type BuiltinVoice } from './builtin-voices.js';
 export { defaultLimits, type ServiceContext, type ServiceEngines, type ServiceLimits } from './context.js';

@@ -1,5 +1,5 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
-import type { AccountGate, Principal, Usage } from './accounts.js';
+import type { AccountGate, Principal, Reservation, Usage } from './accounts.js';
 
 /** One recorded debit (kept in memory; part 2's store persists them). */
 export interface ChargeRecord {
@@ -33,6 +33,20 @@ export class SingleKeyAccounts implements AccountGate {
   }
 
   async ensureCredit(): Promise<void> {}
+
+  async isActive(): Promise<boolean> {
+    return true;
+  }
+
+  /** Credit is unlimited: the reservation only records what it settles. */
+  async reserve(principal: Principal, _usage: Usage, requestId: string): Promise<Reservation> {
+    return {
+      extend: async () => {},
+      settle: async (delivered) => {
+        if (delivered) await this.charge(principal, delivered, requestId);
+      },
+    };
+  }
 
   async charge(principal: Principal, usage: Usage, requestId: string): Promise<void> {
     if (this.charged.has(requestId)) return;

@@ -1,7 +1,7 @@
 import type { SpeechClient } from '../../client/index.js';
 import type { EmbeddedService } from '../../service/index.js';
 import type { SpeechToText, TextToSpeech } from '../contracts.js';
-import { modeSettings, type AgentMode, type ModeSettings } from '../modes.js';
+import { interimEveryMsOf, modeSettings, type AgentMode, type ModeSettings } from '../modes.js';
 import { SegmentServiceSpeechToText } from '../stt/segment-service-stt.js';
 import { StreamingEngineSpeechToText } from '../stt/streaming-engine-stt.js';
 import { ChunkedTextToSpeech } from '../tts/chunked-tts.js';
@@ -62,7 +62,7 @@ export async function createEmbeddedAgentStack(options: Partial<EmbeddedStackOpt
     const known = perMode.get(mode);
     if (known) return known;
     const settings = modeSettings(mode, o.modeSettings);
-    const interimEveryMs = settings.interimTranscripts ? settings.interimEveryMs : 0;
+    const interimEveryMs = interimEveryMsOf(settings);
     const stt = asr
       ? new StreamingEngineSpeechToText(asr, { interimEveryMs })
       : new SegmentServiceSpeechToText(
@@ -70,7 +70,7 @@ export async function createEmbeddedAgentStack(options: Partial<EmbeddedStackOpt
             const result = await client.transcribe(wav, { signal, traceparent, language: 'en' });
             return { text: result.text, words: [] };
           },
-          { interimEveryMs: settings.interimTranscripts ? Math.max(300, interimEveryMs) : 0 },
+          { interimEveryMs: interimEveryMs > 0 ? Math.max(300, interimEveryMs) : 0 },
         );
     const live = new LiveTextToSpeech(client, { latency: settings.ttsLatency, referenceId: o.referenceId });
     lives.push(live);

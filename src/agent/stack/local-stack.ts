@@ -1,6 +1,6 @@
 import type { VoiceSettings } from '../../engines/index.js';
 import type { Dialogue } from '../contracts.js';
-import { modeSettings, type AgentMode, type ModeSettings } from '../modes.js';
+import { interimEveryMsOf, modeSettings, type AgentMode, type ModeSettings } from '../modes.js';
 import type { VoiceAgentOptions } from '../options.js';
 import { StreamingEngineSpeechToText } from '../stt/streaming-engine-stt.js';
 import { ChunkedTextToSpeech } from '../tts/chunked-tts.js';
@@ -31,7 +31,7 @@ export async function createLocalAgentStack(options: Partial<LocalStackOptions> 
   const mode = modeSettings(o.mode, o.modeSettings);
   const asr = new PocketSphinxEngine({ extraArguments: streamingAsrArguments });
   const flite = new FliteEngine();
-  const stt = new StreamingEngineSpeechToText(asr, { interimEveryMs: mode.interimTranscripts ? mode.interimEveryMs : 0 });
+  const stt = new StreamingEngineSpeechToText(asr, { interimEveryMs: interimEveryMsOf(mode) });
   await Promise.all([asr.preload(), flite.warmUp(), new SileroVad().ready()]);
   const tts = new ChunkedTextToSpeech((text, signal) => flite.synthesize(text, o.voice, signal));
   return {

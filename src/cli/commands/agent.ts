@@ -1,8 +1,10 @@
 import { Command, Option } from 'commander';
 import type { LogLevel } from '../../logging/index.js';
-import { logLevelOption, parsePort } from '../parse.js';
+import { callsPerCore, defaults as admissionDefaults } from '../../agent/admission.js';
+import { addLlmOptions, type LlmCommandOptions } from '../llm-options.js';
+import { logLevelOption, parsePort, parsePositiveInteger } from '../parse.js';
 
-export interface AgentCommandOptions {
+export interface AgentCommandOptions extends LlmCommandOptions {
   agent: string;
   host: string;
   port: number;
@@ -11,10 +13,14 @@ export interface AgentCommandOptions {
   serviceUrl?: string;
   apiKey?: string;
   logLevel?: LogLevel;
+  /** Calls taken at once; default: derived from the cores (admissionDefaults.maxCalls). */
+  maxCalls?: number;
+  /** On SIGTERM, the longest wait for calls in progress to end before they are cut. */
+  drainTimeoutMs?: number;
 }
 
 export function registerAgent(program: Command): void {
-  program
+  const command = program
     .command('agent')
     .description('run an agent with its transports: the browser demo page at / and a telephony media-stream endpoint')
     .option('--agent <name>', 'ready-made agent to run', 'receptionist')
@@ -24,9 +30,13 @@ export function registerAgent(program: Command): void {
     .option('--script <file>', 'run a scripted dialogue from a JSON or YAML file instead of --agent')
     .option('--service-url <url>', 'hosted speech service base URL (default: the self-hosted service, in-process)')
     .option('--api-key <key>', 'API key for --service-url (default: $FISH_API_KEY or $SHOAL_API_KEY)')
+    .option('--max-calls <n>', `calls taken at once; more hear a busy line / see "busy" (default: ${callsPerCore} per core = ${admissionDefaults.maxCalls})`, parsePositiveInteger)
+    .option('--drain-timeout <ms>', 'on SIGTERM: stop taking calls, wait this long for calls in progress to end, then exit 0', parsePositiveInteger, 30_000)
     .addOption(logLevelOption('info'))
-    .action(async (options: AgentCommandOptions) => {
-      const { runAgentCommand } = await import('../run-agent.js');
-      await runAgentCommand(options);
-    });
+    .addHelpText('after', '\nProbes on the same port: GET /healthz (alive), GET /readyz (200 while taking calls, 503 when full or draining), GET /metrics (Prometheus).');
+  addLlmOptions(command).action(async (raw: AgentCommandOptions & { drainTimeout?: number }) => {
+    const options: AgentCommandOptions = { ...raw, drainTimeoutMs: raw.drainTimeout };
+    const { runAgentCommand } = await import('../run-agent.js');
+    await runAgentCommand(options);
+  });
 }

@@ -1,9 +1,10 @@
 import { Command, Option } from 'commander';
 import type { TalkOptions } from '../../transports/file/talk.js';
 import { logLevelOption } from '../parse.js';
+import { addLlmOptions } from '../llm-options.js';
 
 export function registerTalk(program: Command): void {
-  program
+  const command = program
     .command('talk')
     .description('play a recorded caller into an agent and report each turn')
     .requiredOption('--in <file>', 'the caller recording (WAV of any rate, mu-law or A-law too; MP3, Opus, FLAC)')
@@ -13,9 +14,9 @@ export function registerTalk(program: Command): void {
     .addOption(new Option('--mode <mode>', 'turn-taking mode').choices(['low-latency', 'balanced']).default('balanced'))
     .option('--json', 'print one JSON object per turn on stdout')
     .option('--fast', 'play the caller faster than real time')
-    .addOption(logLevelOption('warn'))
-    .action(async (options: TalkOptions) => {
-      const { runTalk } = await import('../../transports/file/talk.js');
-      await runTalk(options);
-    });
+    .addOption(logLevelOption('warn'));
+  addLlmOptions(command).action(async (options: TalkOptions) => {
+    const { runTalk } = await import('../../transports/file/talk.js');
+    await runTalk(options);
+  });
 }

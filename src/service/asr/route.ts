@@ -3,7 +3,7 @@ import { context } from '@opentelemetry/api';
 import { decodeAudio, resample } from '../../audio/index.js';
 import { ServiceError } from '../accounts.js';
 import type { ServiceContext } from '../context.js';
-import { chargeFor } from '../http/gate.js';
+import { reserveFor } from '../http/gate.js';
 import { startServerSpan } from '../http/tracing.js';
 import { readAsrRequest } from './request.js';
 import { segmentWords, type TranscriptSegment } from './segments.js';
@@ -24,7 +24,28 @@ function minutes(ms: number): string {
   return `${Math.round(ms / 60000)} minutes`;
 }
 
-/** POST /v1/asr: multipart or MessagePack audio in, `{text, duration, segments}` out. */
+/** 400 unless the audio lasts between the service's shortest and longest accepted durations. */
+function checkDuration(durationMs: number, limits: ServiceContext['limits']): void {
+  if (durationMs > limits.asrMaxDurationMs) {
+    throw new ServiceError(
+      400,
+      `audio is ${minutes(durationMs)} long; the limit is ${minutes(limits.asrMaxDurationMs)}: split the recording and offset the timestamps`,
+    );
+  }
+  if (durationMs < limits.asrMinDurationMs) {
+    throw new ServiceError(400, `audio is ${seconds(durationMs)} s long; send at least ${seconds(limits.asrMinDurationMs)} s of audio`);
+  }
+}
+
+/** Seconds with up to three decimals, never rounded up to the limit: 999 ms is "0.999", 1000 ms is "1". */
+function seconds(ms: number): string {
+  return String(Math.floor(ms) / 1000);
+}
+
+/**
+ * POST /v1/asr: multipart or MessagePack audio in, `{text, duration, segments}` out. The price is reserved once
+ * the audio's duration is known; recognition stops and nothing is billed when the client leaves first.
+ */
 export function registerAsrRoute(app: FastifyInstance, service: ServiceContext): void {
   const { limits } = service;
   app.post(
@@ -43,38 +64,38 @@ export function registerAsrRoute(app: FastifyInstance, service: ServiceContext):
     async (request, reply) => {
       const asr = startServerSpan('asr', request.traceContext, { 'http.route': '/v1/asr' });
       request.traceId = asr.traceId;
+      const controller = new AbortController();
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableFinished) controller.abort(new Error('client closed the connection'));
+      });
       try {
         const input = await readAsrRequest(request, limits.asrAudioBytes);
         const result = await context.with(asr.context, async () => {
           const decoded = await decodeAudio(input.audio);
           const durationMs = (decoded.samples.length * 1000) / decoded.sampleRate;
-          if (durationMs > limits.asrMaxDurationMs) {
-            throw new ServiceError(
-              400,
-              `audio is ${minutes(durationMs)} long; the limit is ${minutes(limits.asrMaxDurationMs)}: split the recording and offset the timestamps`,
-            );
+          checkDuration(durationMs, limits);
+          const usage = { kind: 'asr', seconds: durationMs / 1000 } as const;
+          const reservation = await reserveFor(service.accounts, request, usage);
+          try {
+            const engine = service.engines.asr();
+            const pcm = await resample(decoded.samples, decoded.sampleRate, recognizerRate);
+            const hypothesis = await engine.transcribe(pcm, { language: input.language, signal: controller.signal });
+            controller.signal.throwIfAborted();
+            await reservation.settle(usage);
+            asr.span.setAttributes({ [spanAttributes.asrAudioMs]: Math.round(durationMs), [spanAttributes.asrWords]: hypothesis.words.length });
+            const transcript: TranscriptionResult = {
+              text: hypothesis.text,
+              duration: Math.round(durationMs) / 1000,
+              segments: input.ignoreTimestamps ? [] : segmentWords(hypothesis.words),
+              language: input.language ?? 'en',
+            };
+            return transcript;
+          } finally {
+            await reservation.settle(null);
           }
-          if (durationMs < limits.asrMinDurationMs) {
-            throw new ServiceError(
-              400,
-              `audio is ${(durationMs / 1000).toFixed(2)} s long; send at least ${limits.asrMinDurationMs / 1000} s of audio`,
-            );
-          }
-          const engine = service.engines.asr();
-          const pcm = await resample(decoded.samples, decoded.sampleRate, recognizerRate);
-          const hypothesis = await engine.transcribe(pcm, { language: input.language });
-          asr.span.setAttributes({ [spanAttributes.asrAudioMs]: Math.round(durationMs), [spanAttributes.asrWords]: hypothesis.words.length });
-          const transcript: TranscriptionResult = {
-            text: hypothesis.text,
-            duration: Math.round(durationMs) / 1000,
-            segments: input.ignoreTimestamps ? [] : segmentWords(hypothesis.words),
-            language: input.language ?? 'en',
-          };
-          return { transcript, durationMs };
         });
-        await chargeFor(service.accounts, request, { kind: 'asr', seconds: result.durationMs / 1000 });
         asr.end();
-        return reply.send(result.transcript);
+        return reply.send(result);
       } catch (error) {
         asr.end(error);
         throw error;

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { trace, type Context } from '@opentelemetry/api';
 import { newTraceId } from '../../tracing/index.js';
 import { ServiceError } from '../accounts.js';
-import type { AccountGate, Principal, Usage } from '../accounts.js';
+import type { AccountGate, Principal, Reservation, Usage } from '../accounts.js';
 import { extractTraceContext } from './tracing.js';
 
 declare module 'fastify' {
@@ -15,7 +15,7 @@ declare module 'fastify' {
     traceId: string | undefined;
   }
   interface FastifyContextConfig {
-    /** Inference routes check credit before any work starts (402) and are billed on success. */
+    /** Inference routes check credit before any work starts (402) and reserve their price before the work. */
     inference?: boolean;
   }
 }
@@ -30,7 +30,7 @@ export const unauthorizedMessage = 'Invalid Token: send Authorization: Bearer <A
 
 /**
  * The hook every route runs before its handler: 401 without a valid bearer key, 402 on inference routes
- * without credit, 429 over the rate (the concurrency slot is released when the response closes).
+ * without any credit (the price itself is reserved by the route once it is known), 429 over the rate (the concurrency slot is released when the response closes).
  */
 export function installGate(app: FastifyInstance, accounts: AccountGate): void {
   app.decorateRequest('principal', null);
@@ -54,7 +54,7 @@ export function principalOf(request: FastifyRequest): Principal {
   return request.principal;
 }
 
-/** Debits a successful request; the request id makes a repeated call a no-op in the account store. */
-export async function chargeFor(accounts: AccountGate, request: FastifyRequest, usage: Usage): Promise<void> {
-  await accounts.charge(principalOf(request), usage, request.id);
+/** Holds the price of a request's work before it starts (402 when the balance cannot cover it). */
+export function reserveFor(accounts: AccountGate, request: FastifyRequest, usage: Usage): Promise<Reservation> {
+  return accounts.reserve(principalOf(request), usage, request.id);
 }

@@ -1,13 +1,14 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { RawData, WebSocket } from 'ws';
 import { concatBytes, createEncoder, type StreamingEncoder } from '../../audio/index.js';
-import { ServiceError, type Principal } from '../accounts.js';
+import { ServiceError, type Principal, type Reservation } from '../accounts.js';
 import type { ServiceContext } from '../context.js';
 import { RequestValidationError, statusOf } from '../http/errors.js';
 import { decodeMsgpack, encodeMsgpack } from '../http/msgpack.js';
 import type { ServerSpan } from '../http/tracing.js';
 import { chunkAlignment } from '../tts/alignment.js';
 import { encodeInPieces } from '../tts/encoded-stream.js';
+import { DeliveredText } from '../tts/delivered-text.js';
 import type { ModelProfile } from '../tts/models.js';
 import { prepareTts, type TtsPlan } from '../tts/prepare.js';
 import { synthesizeChunks, workingSampleRate, type SynthesizedChunk } from '../tts/synthesis.js';
@@ -49,7 +50,12 @@ export class LiveTtsSession {
   private speaker = 0;
   private audioMs = 0;
   private seq = 0;
-  private billedCharacters = 0;
+  /** The round's credit hold, grown segment by segment before each is synthesised. */
+  private reservation: Reservation | undefined;
+  /** Billed characters of the round's segments whose audio was all sent. */
+  private deliveredCharacters = 0;
+  /** The segment being sent now. */
+  private segment: DeliveredText | undefined;
   private round = 0;
   private lastPong = Date.now();
   private readonly pingTimer: NodeJS.Timeout;
@@ -165,15 +171,23 @@ export class LiveTtsSession {
     }
     const { service, principal, model } = this.setup;
     if (this.round > 0) await service.accounts.ensureCredit(principal);
+    if (!(await service.accounts.isActive(principal))) throw new ServiceError(401, 'the API key was revoked or has expired');
     const body = { ...(request as Record<string, unknown>) };
     if (body.text === undefined || body.text === null) body.text = '';
     this.plan = await prepareTts({ body, msgpack: true, principal, model }, service);
     this.encoder = await createEncoder({ ...this.plan.encoder, inputSampleRate: workingSampleRate });
-    this.state = 'active';
     this.round += 1;
+    this.reservation = await service.accounts.reserve(principal, { kind: 'tts', characters: 0 }, `${this.setup.id}:${this.round}`);
+    this.deliveredCharacters = 0;
+    this.state = 'active';
     this.buffer = this.plan.request.text;
     this.speaker = 0;
     this.audioMs = 0;
+  }
+
+  /** A method, not a field check, so TypeScript does not narrow the state across awaits. */
+  private ended(): boolean {
+    return this.state === 'ended';
   }
 
   private takeBuffer(): string {
@@ -188,18 +202,25 @@ export class LiveTtsSession {
     this.speech.catch((error: unknown) => this.fail(error, statusOf(error) < 500 ? closeCodes.policy : closeCodes.internal));
   }
 
+  /** Reserves the segment's price (402 ends the session), then sends its chunks, counting what went out. */
   private async speak(text: string): Promise<void> {
     if (this.state === 'ended') return;
     const plan = this.plan!;
     const { chunks, lastSpeaker, characters } = planChunks(text, plan.chunking, plan.synthesis.voices.length, this.speaker);
     this.speaker = lastSpeaker;
+    await this.reservation!.extend({ kind: 'tts', characters });
+    if (this.ended()) return;
     const engine = this.setup.service.engines.tts();
+    const segment = (this.segment = new DeliveredText(chunks, characters));
     let index = 0;
     for await (const chunk of synthesizeChunks(engine, chunks, plan.synthesis, { signal: this.controller.signal, trace: this.setup.span.context })) {
+      if (this.ended()) break;
       const last = ++index === chunks.length;
+      segment.sent(chunk.chunk);
       await this.sendAudio(chunk, last);
     }
-    if (!this.controller.signal.aborted) this.billedCharacters += characters;
+    this.deliveredCharacters += segment.characters;
+    this.segment = undefined;
   }
 
   /** Sends a chunk's audio: piece by piece on the plain endpoint, as one event with its alignment on with-timestamp. */
@@ -248,13 +269,17 @@ export class LiveTtsSession {
     }
   }
 
-  /** Bills the characters synthesised since the last settlement (once per round). */
+  /** Bills the characters whose audio was sent this round (a segment cut short by a share) and ends its hold. */
   private async settle(): Promise<void> {
-    const characters = this.billedCharacters;
-    this.billedCharacters = 0;
+    const reservation = this.reservation;
+    if (!reservation) return;
+    const characters = this.deliveredCharacters + (this.segment?.characters ?? 0);
+    this.reservation = undefined;
+    this.deliveredCharacters = 0;
+    this.segment = undefined;
+    await reservation.settle(characters > 0 ? { kind: 'tts', characters } : null);
     if (characters === 0) return;
-    const { service, principal, id } = this.setup;
-    await service.accounts.charge(principal, { kind: 'tts', characters }, `${id}:${this.round}`);
+    const { service } = this.setup;
     await Promise.all((this.plan?.referenceIds ?? []).map((referenceId) => service.voices.recordUse?.(referenceId)));
   }
 

@@ -1,7 +1,8 @@
-import { ServiceError, type AccountGate, type Principal, type Usage } from '../accounts.js';
+import { ServiceError, type AccountGate, type Principal, type Reservation, type Usage } from '../accounts.js';
+import { CreditHold } from './credit-hold.js';
 import { hashKeySecret } from './ids.js';
 import { KeyRateLimiter, type RateLimitOptions } from './rate-limiter.js';
-import type { AccountStore } from './types.js';
+import type { AccountStore, ApiKeyRecord } from './types.js';
 
 export interface Pricing {
   /** Micro-credits per character of synthesised text (TTS, live sessions). */
@@ -57,10 +58,25 @@ export class StoreAccountGate implements AccountGate {
     const secret = bearerKey?.replace(/^bearer\s+/i, '').trim();
     if (!secret) return null;
     const key = await this.store.findKeyByHash(hashKeySecret(secret));
-    if (!key || key.revokedAt) return null;
-    if (key.expiresAt && Date.parse(key.expiresAt) <= this.now().getTime()) return null;
+    if (!key || !this.usable(key)) return null;
     if (!(await this.store.getUser(key.userId))) return null;
     return { userId: key.userId, keyId: key.id };
+  }
+
+  async isActive(principal: Principal): Promise<boolean> {
+    const key = await this.store.getKey(principal.keyId);
+    return key !== null && this.usable(key);
+  }
+
+  private usable(key: ApiKeyRecord): boolean {
+    if (key.revokedAt) return false;
+    return !(key.expiresAt && Date.parse(key.expiresAt) <= this.now().getTime());
+  }
+
+  async reserve(principal: Principal, usage: Usage, requestId: string): Promise<Reservation> {
+    const hold = new CreditHold(this.store, { price: (u) => priceOf(u, this.pricing), describe }, principal, requestId);
+    await hold.extend(usage);
+    return hold;
   }
 
   async ensureCredit(principal: Principal): Promise<void> {

@@ -11,3 +11,4 @@ export { KeyRateLimiter, type RateLimitOptions } from './rate-limiter.js';
 export { StoreVoiceResolver, canSee } from './voice-resolver.js';
 export { hashKeySecret, newKeySecret, formatMicros, creditsToMicros, microsPerCredit } from './ids.js';
 export { openAccountServices, type AccountServices, type AccountServicesOptions } from './wiring.js';
+export { CreditHold, InsufficientCreditError } from './credit-hold.js';

@@ -113,4 +113,17 @@ export const migrations: readonly Migration[] = [
     name: 'covering index for counting tag and language matches by visibility',
     sql: `CREATE INDEX models_id_visibility ON models(id, visibility, owner_id);`,
   },
+  {
+    version: 5,
+    name: 'credit holds: work reserves its price before it starts and settles what it delivered',
+    sql: `
+      CREATE TABLE holds (
+        id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users(id),
+        held_micros INTEGER NOT NULL,
+        created_at TEXT NOT NULL
+      );
+      CREATE INDEX holds_user ON holds(user_id);
+    `,
+  },
 ];

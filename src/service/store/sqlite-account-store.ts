@@ -1,6 +1,6 @@
 import type { SqliteDatabase } from './database.js';
 import { newId } from './ids.js';
-import type { AccountStore, ApiKeyRecord, DebitResult, NewKey, NewUser, UserRecord } from './types.js';
+import type { AccountStore, ApiKeyRecord, DebitResult, HoldResult, NewKey, NewUser, UserRecord } from './types.js';
 
 interface UserRow {
   id: string;
@@ -70,6 +70,7 @@ export class SqliteAccountStore implements AccountStore {
          VALUES (@id, @userId, @name, @secretHash, @now, @expiresAt)`,
       ),
       keyByHash: db.prepare('SELECT id, user_id, name, created_at, expires_at, revoked_at FROM api_keys WHERE secret_hash = ?'),
+      keyById: db.prepare('SELECT id, user_id, name, created_at, expires_at, revoked_at FROM api_keys WHERE id = ?'),
       listKeys: db.prepare('SELECT id, user_id, name, created_at, expires_at, revoked_at FROM api_keys ORDER BY created_at, id'),
       revokeKey: db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL'),
       credit: db.prepare(
@@ -82,6 +83,17 @@ export class SqliteAccountStore implements AccountStore {
       ),
       debit: db.prepare('UPDATE users SET credit_micros = credit_micros - @micros, updated_at = @now WHERE id = @userId'),
       balance: db.prepare('SELECT credit_micros FROM users WHERE id = ?'),
+      take: db.prepare(
+        'UPDATE users SET credit_micros = credit_micros - @micros, updated_at = @now WHERE id = @userId AND credit_micros >= @micros',
+      ),
+      growHold: db.prepare(
+        `INSERT INTO holds (id, user_id, held_micros, created_at) VALUES (@holdId, @userId, @micros, @now)
+         ON CONFLICT(id) DO UPDATE SET held_micros = held_micros + excluded.held_micros`,
+      ),
+      heldBy: db.prepare('SELECT held_micros FROM holds WHERE id = ? AND user_id = ?'),
+      dropHold: db.prepare('DELETE FROM holds WHERE id = ?'),
+      refund: db.prepare('UPDATE users SET credit_micros = credit_micros + @micros, updated_at = @now WHERE id = @userId'),
+      allHolds: db.prepare('SELECT id, user_id, held_micros FROM holds'),
       debited: db.prepare('SELECT COALESCE(SUM(-amount_micros), 0) AS total FROM ledger WHERE user_id = ? AND amount_micros < 0'),
     };
   }
@@ -136,6 +148,11 @@ export class SqliteAccountStore implements AccountStore {
     return row ? toKey(row) : null;
   }
 
+  async getKey(keyId: string): Promise<ApiKeyRecord | null> {
+    const row = this.statements.keyById.get(keyId) as KeyRow | undefined;
+    return row ? toKey(row) : null;
+  }
+
   async listKeys(): Promise<ApiKeyRecord[]> {
     return (this.statements.listKeys.all() as KeyRow[]).map(toKey);
   }
@@ -167,6 +184,49 @@ export class SqliteAccountStore implements AccountStore {
       const row = this.statements.balance.get(userId) as { credit_micros: number } | undefined;
       return { applied: inserted, balanceMicros: row?.credit_micros ?? 0 };
     }).immediate();
+  }
+
+  async hold(userId: string, holdId: string, micros: number): Promise<HoldResult> {
+    const amount = Math.round(micros);
+    if (!(amount >= 0)) throw new RangeError(`hold must be zero or positive, got ${micros} micro-credits`);
+    const now = new Date().toISOString();
+    return this.db.transaction((): HoldResult => {
+      const held = this.statements.take.run({ userId, micros: amount, now }).changes === 1;
+      if (held) this.statements.growHold.run({ holdId, userId, micros: amount, now });
+      else if (!this.userById(userId)) throw new UnknownUserError(userId);
+      return { held, balanceMicros: this.balanceOf(userId) };
+    }).immediate();
+  }
+
+  async settle(userId: string, holdId: string, micros: number, description: string): Promise<DebitResult> {
+    const amount = Math.round(micros);
+    if (!(amount >= 0)) throw new RangeError(`settle must be zero or positive, got ${micros} micro-credits`);
+    const now = new Date().toISOString();
+    return this.db.transaction((): DebitResult => {
+      const row = this.statements.heldBy.get(holdId, userId) as { held_micros: number } | undefined;
+      if (!row) return { applied: false, balanceMicros: this.balanceOf(userId) };
+      const charged = Math.min(amount, row.held_micros);
+      this.statements.dropHold.run(holdId);
+      this.statements.refund.run({ userId, micros: row.held_micros - charged, now });
+      if (charged > 0) this.statements.ledger.run({ userId, requestId: holdId, amount: -charged, description, now });
+      return { applied: charged > 0, balanceMicros: this.balanceOf(userId) };
+    }).immediate();
+  }
+
+  async releaseAllHolds(): Promise<number> {
+    const now = new Date().toISOString();
+    return this.db.transaction((): number => {
+      const holds = this.statements.allHolds.all() as { id: string; user_id: string; held_micros: number }[];
+      for (const hold of holds) {
+        this.statements.refund.run({ userId: hold.user_id, micros: hold.held_micros, now });
+        this.statements.dropHold.run(hold.id);
+      }
+      return holds.length;
+    }).immediate();
+  }
+
+  private balanceOf(userId: string): number {
+    return (this.statements.balance.get(userId) as { credit_micros: number } | undefined)?.credit_micros ?? 0;
   }
 
   async debitedMicros(userId: string): Promise<number> {

@@ -21,6 +21,8 @@ export interface SqliteStores {
   files: FileArea;
   /** Files a crash left behind and startup removed. */
   sweptFiles: number;
+  /** Credit holds a stopped process left open, returned to their balances at startup. */
+  releasedHolds: number;
   /** Refreshes the query planner's statistics where they are stale (also done at open, hourly and at close). */
   optimize(): void;
   close(): void;
@@ -29,7 +31,8 @@ export interface SqliteStores {
 /**
  * Opens the database and file area of a data directory and cleans up what an earlier crash left behind.
  * Only the process that serves requests may sweep: an admin command running beside a live server opens
- * with `sweep: false`, or it would take files of uploads that are not committed yet.
+ * with `sweep: false`, or it would take files of uploads that are not committed yet, and release the
+ * credit holds of requests in progress.
  */
 export async function openSqliteStores(
   dataDir: string,
@@ -47,6 +50,7 @@ export async function openSqliteStores(
           const model = models.byId(modelId);
           return model ? referencedFiles(model) : null;
         });
+  const releasedHolds = options.sweep === false ? 0 : await accounts.releaseAllHolds();
   const optimize = () => void db.pragma('optimize=0x10002');
   optimize();
   const timer = setInterval(optimize, defaults.optimizeEveryMs).unref();
@@ -56,7 +60,7 @@ export async function openSqliteStores(
     optimize();
     db.close();
   };
-  return { db, accounts, models, files, sweptFiles: removed, optimize, close };
+  return { db, accounts, models, files, sweptFiles: removed, releasedHolds, optimize, close };
 }
 
 /** Creates the user and key `secret` if no key with that secret exists; returns the key either way. */

@@ -48,6 +48,13 @@ export interface DebitResult {
   balanceMicros: number;
 }
 
+export interface HoldResult {
+  /** False when the balance could not cover the hold (nothing changed). */
+  held: boolean;
+  /** Balance after the hold (or unchanged when refused), in micro-credits. */
+  balanceMicros: number;
+}
+
 /** Every method is async so that a server database can implement it. */
 export interface AccountStore {
   createUser(user: NewUser): Promise<UserRecord>;
@@ -57,11 +64,24 @@ export interface AccountStore {
   /** Creates a user and its first key in one transaction. */
   createUserWithKey(user: NewUser, key: Omit<NewKey, 'userId'>): Promise<{ user: UserRecord; key: ApiKeyRecord }>;
   findKeyByHash(secretHash: string): Promise<ApiKeyRecord | null>;
+  getKey(keyId: string): Promise<ApiKeyRecord | null>;
   listKeys(): Promise<ApiKeyRecord[]>;
   revokeKey(keyId: string): Promise<boolean>;
   addCredit(userId: string, micros: number, reason: string): Promise<UserRecord>;
   /** Debits once per `requestId`, atomically with its ledger row. */
   debit(userId: string, micros: number, requestId: string, description: string): Promise<DebitResult>;
+  /**
+   * Takes `micros` from the balance into the hold `holdId` (created or grown), in one transaction, only when
+   * the balance covers it: concurrent holds can never take the balance below zero.
+   */
+  hold(userId: string, holdId: string, micros: number): Promise<HoldResult>;
+  /**
+   * Ends a hold: debits `micros` (at most what is held) with a ledger row under the hold's id and returns the
+   * rest to the balance. A second settle of the same id changes nothing.
+   */
+  settle(userId: string, holdId: string, micros: number, description: string): Promise<DebitResult>;
+  /** Returns every open hold to its balance (at start: work a stopped process held was never delivered). */
+  releaseAllHolds(): Promise<number>;
   /** Sum of all debits of a user (the ledger), for audits and tests. */
   debitedMicros(userId: string): Promise<number>;
 }

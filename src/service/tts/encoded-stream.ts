@@ -24,6 +24,8 @@ export interface ChunkSource {
   first: IteratorResult<SynthesizedChunk>;
   rest: AsyncIterator<SynthesizedChunk>;
   count: number;
+  /** Called when a chunk's audio starts going out (what is billed when the client leaves early). */
+  onSent?: (chunk: SynthesizedChunk) => void;
 }
 
 /** Encodes samples a piece at a time, yielding each piece's bytes and first sample, with an event-loop turn in between. */
@@ -53,6 +55,7 @@ export async function* encodeBytes(source: ChunkSource, encoder: StreamingEncode
   let ended = false;
   try {
     for (let current = source.first; !current.done; current = await source.rest.next()) {
+      source.onSent?.(current.value);
       for await (const { bytes } of encodeInPieces(encoder, current.value.samples)) if (bytes.length > 0) yield bytes;
     }
     ended = true;
@@ -70,6 +73,7 @@ export async function* encodeChunks(source: ChunkSource, encoder: StreamingEncod
   try {
     let seq = 0;
     for (let current = source.first; !current.done; current = await source.rest.next(), seq++) {
+      source.onSent?.(current.value);
       const parts: Uint8Array[] = [];
       for await (const { bytes } of encodeInPieces(encoder, current.value.samples)) parts.push(bytes);
       if (seq === source.count - 1) {

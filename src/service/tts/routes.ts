@@ -4,9 +4,11 @@ import { createEncoder, type StreamingEncoder } from '../../audio/index.js';
 import { ServiceError } from '../accounts.js';
 import type { ServiceContext } from '../context.js';
 import { isMsgpack, msgpackTypes, requireContentType } from '../http/content-type.js';
-import { chargeFor, principalOf } from '../http/gate.js';
+import type { Reservation } from '../accounts.js';
+import { principalOf, reserveFor } from '../http/gate.js';
 import { startServerSpan, type ServerSpan } from '../http/tracing.js';
 import { chunkAlignment } from './alignment.js';
+import { DeliveredText } from './delivered-text.js';
 import { encodeBytes, encodeChunks, type ChunkSource, type EncodedChunk } from './encoded-stream.js';
 import { modelForHttp } from './models.js';
 import { prepareTts, type TtsPlan } from './prepare.js';
@@ -16,55 +18,68 @@ import { spanAttributes } from '../../tracing/index.js';
 
 const ttsContentTypes = ['application/json', ...msgpackTypes];
 
+interface StartedSynthesis {
+  plan: TtsPlan;
+  source: ChunkSource;
+  encoder: StreamingEncoder;
+  reservation: Reservation;
+  delivered: DeliveredText;
+}
+
 /**
- * Validates, plans and synthesises the first chunk; resolves with the encoded chunks once the first one
- * exists, so every error up to then is still a proper status. Synthesis stops when the client goes away.
+ * Validates, plans, reserves the price and synthesises the first chunk; resolves with the encoded chunks once
+ * the first one exists, so every error up to then is still a proper status (and bills nothing). Synthesis
+ * stops when the client goes away.
  */
 async function startSynthesis(
   request: FastifyRequest,
   reply: FastifyReply,
   service: ServiceContext,
   span: ServerSpan,
-): Promise<{ plan: TtsPlan; source: ChunkSource; encoder: StreamingEncoder; characters: number }> {
+): Promise<StartedSynthesis> {
   requireContentType(request, ttsContentTypes);
   const model = modelForHttp(request.headers.model);
   const plan = await prepareTts({ body: request.body, msgpack: isMsgpack(request), principal: principalOf(request), model }, service);
   const { chunks, characters } = planChunks(plan.request.text, plan.chunking, plan.synthesis.voices.length);
   if (chunks.length === 0) throw new ServiceError(400, 'text has nothing to speak; send some words');
   span.span.setAttributes({ [spanAttributes.ttsModel]: model.id, [spanAttributes.ttsFormat]: plan.encoder.format, [spanAttributes.ttsChunks]: chunks.length });
+  const reservation = await reserveFor(service.accounts, request, { kind: 'tts', characters });
+  const delivered = new DeliveredText(chunks, characters);
   const controller = new AbortController();
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) controller.abort(new Error('client closed the connection'));
   });
-  const synthesis = synthesizeChunks(service.engines.tts(), chunks, plan.synthesis, { signal: controller.signal, trace: span.context });
-  const encoder = await createEncoder({ ...plan.encoder, inputSampleRate: workingSampleRate });
-  let first: IteratorResult<SynthesizedChunk>;
   try {
-    first = await synthesis.next();
+    const synthesis = synthesizeChunks(service.engines.tts(), chunks, plan.synthesis, { signal: controller.signal, trace: span.context });
+    const encoder = await createEncoder({ ...plan.encoder, inputSampleRate: workingSampleRate });
+    let first: IteratorResult<SynthesizedChunk>;
+    try {
+      first = await synthesis.next();
+    } catch (error) {
+      encoder.end();
+      throw error;
+    }
+    const source: ChunkSource = { first, rest: synthesis, count: chunks.length, onSent: (chunk) => delivered.sent(chunk.chunk) };
+    return { plan, source, encoder, reservation, delivered };
   } catch (error) {
-    encoder.end();
+    await reservation.settle(null);
     throw error;
   }
-  return { plan, source: { first, rest: synthesis, count: chunks.length }, encoder, characters };
 }
 
-/** Bills the request and counts voice model uses once the whole response has been sent; ends the span either way. */
-function settleOnFinish(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  service: ServiceContext,
-  started: { plan: TtsPlan; characters: number },
-  span: ServerSpan,
-): void {
-  const { plan, characters } = started;
-  reply.raw.once('finish', () => {
-    span.end();
-    chargeFor(service.accounts, request, { kind: 'tts', characters })
-      .then(() => Promise.all(plan.referenceIds.map((id) => service.voices.recordUse?.(id))))
-      .catch((error: unknown) => request.log.error({ err: error }, 'billing a finished TTS request failed'));
-  });
+/**
+ * When the response closes: bills the characters whose audio was sent (all of them when it finished) and
+ * counts voice model uses of a finished response; ends the span either way.
+ */
+function settleOnClose(request: FastifyRequest, reply: FastifyReply, service: ServiceContext, started: StartedSynthesis, span: ServerSpan): void {
+  const { plan, reservation, delivered } = started;
   reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) span.end(new Error('response not completed'));
+    const finished = reply.raw.writableFinished;
+    span.end(finished ? undefined : new Error('response not completed'));
+    reservation
+      .settle(delivered.characters > 0 ? { kind: 'tts', characters: delivered.characters } : null)
+      .then(() => (finished ? Promise.all(plan.referenceIds.map((id) => service.voices.recordUse?.(id))) : undefined))
+      .catch((error: unknown) => request.log.error({ err: error }, 'billing a TTS request failed'));
   });
 }
 
@@ -91,7 +106,7 @@ export function registerTtsRoutes(app: FastifyInstance, service: ServiceContext)
     request.traceId = span.traceId;
     try {
       const started = await startSynthesis(request, reply, service, span);
-      settleOnFinish(request, reply, service, started, span);
+      settleOnClose(request, reply, service, started, span);
       reply.header('content-type', started.plan.contentType);
       return reply.send(Readable.from(encodeBytes(started.source, started.encoder), { objectMode: false }));
     } catch (error) {
@@ -105,7 +120,7 @@ export function registerTtsRoutes(app: FastifyInstance, service: ServiceContext)
     request.traceId = span.traceId;
     try {
       const started = await startSynthesis(request, reply, service, span);
-      settleOnFinish(request, reply, service, started, span);
+      settleOnClose(request, reply, service, started, span);
       reply.header('content-type', 'text/event-stream; charset=utf-8').header('cache-control', 'no-cache');
       return reply.send(Readable.from(timestampEvents(encodeChunks(started.source, started.encoder)), { objectMode: false }));
     } catch (error) {

@@ -7,7 +7,7 @@ import { ServiceError } from '../accounts.js';
 import type { ServiceContext } from '../context.js';
 import { bodyObject, requireContentType } from '../http/content-type.js';
 import { parseOrThrow } from '../http/errors.js';
-import { chargeFor } from '../http/gate.js';
+import { reserveFor } from '../http/gate.js';
 import { startServerSpan } from '../http/tracing.js';
 import { designCandidate, readInstruction, seededRandom } from './instruction.js';
 import { spanAttributes } from '../../tracing/index.js';
@@ -78,6 +78,7 @@ export function registerVoiceDesignRoute(app: FastifyInstance, service: ServiceC
       const text = body.reference_text?.trim() || defaults.previewText;
       const engine = service.engines.tts();
       const candidates: VoiceDesignCandidate[] = [];
+      const reservation = await reserveFor(service.accounts, request, { kind: 'voice-design' });
       await context.with(design.context, async () => {
         for (let index = 0; index < (body.n ?? defaults.n); index++) {
           const voice = designCandidate(traits, random, index, options);
@@ -93,9 +94,8 @@ export function registerVoiceDesignRoute(app: FastifyInstance, service: ServiceC
             language,
           });
         }
-      });
+      }).finally(() => reservation.settle(candidates.length === (body.n ?? defaults.n) ? { kind: 'voice-design' } : null));
       design.span.setAttributes({ [spanAttributes.voiceDesignCandidates]: candidates.length, [spanAttributes.voiceDesignSeed]: seed });
-      await chargeFor(service.accounts, request, { kind: 'voice-design' });
       design.end();
       return reply.send({ candidates });
     } catch (error) {

@@ -1,7 +1,8 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { StartCall } from '../call-session.js';
-import { TelephonyEndpoint, type TelephonyTransport } from '../telephony/index.js';
+import { handleProbe, type Readiness } from '../../metrics/index.js';
+import { CarrierEndpoints, type StreamTokens, type TelephonyEndpoint, type TelephonyTransport } from '../telephony/index.js';
 import { BrowserEndpoint } from './browser-endpoint.js';
 import type { BrowserTransport } from './browser-transport.js';
 import { buildDemoPage, demoPageHandler, type AgentListing } from './demo-page.js';
@@ -15,7 +16,13 @@ export interface DemoServerOptions {
   /** The agents the page's picker offers. */
   agents: AgentListing;
   startCall: StartCall<BrowserTransport | TelephonyTransport>;
+  /** Answers `/healthz`, `/readyz` and `/metrics` when given (what `/readyz` reports). */
+  readiness?: Readiness;
   onError?(error: unknown, where: string): void;
+  /** When set, phone media streams must carry a token issued here (see the Twilio answer webhook). */
+  streamTokens?: StreamTokens;
+  /** HTTP handlers tried before the page (e.g. carrier webhooks); one returns true when it took the request. */
+  routes?: Array<(request: IncomingMessage, response: ServerResponse) => boolean>;
 }
 
 export const demoServerDefaults = { host: '127.0.0.1', port: 3000, browserPath: '/ws', telephonyPath: '/telephony' };
@@ -24,25 +31,36 @@ export interface DemoServer {
   /** The page's URL, e.g. http://127.0.0.1:3000/ */
   readonly url: string;
   readonly browser: BrowserEndpoint;
+  /** Twilio's media-stream endpoint (at `telephonyPath`). */
   readonly telephony: TelephonyEndpoint;
+  /** Every carrier's endpoint: Twilio's and those at `telephonyPath/<carrier>`. */
+  readonly carriers: CarrierEndpoints;
   readonly http: Server;
   close(): Promise<void>;
 }
 
-/** One HTTP server: the demo page at `/`, browser calls on `browserPath`, phone media streams on `telephonyPath`. */
+/** One HTTP server: the demo page at `/`, browser calls on `browserPath`, phone media streams on `telephonyPath[/carrier]`. */
 export async function startDemoServer(options: Partial<DemoServerOptions> & Pick<DemoServerOptions, 'agents' | 'startCall'>): Promise<DemoServer> {
   const o = { ...demoServerDefaults, ...options };
   const assets = await buildDemoPage();
   const browser = new BrowserEndpoint({ path: o.browserPath, startCall: o.startCall, onError: (error, callId) => o.onError?.(error, `browser call ${callId}`) });
-  const telephony = new TelephonyEndpoint({
+  const carriers = new CarrierEndpoints({
     path: o.telephonyPath,
     startCall: o.startCall,
+    tokens: o.streamTokens,
     onError: (error, streamSid) => o.onError?.(error, `telephony stream ${streamSid ?? '(not started)'}`),
   });
-  const http = createServer(demoPageHandler(assets, o.agents));
+  const telephony = carriers.byCarrier.twilio;
+  const page = demoPageHandler(assets, o.agents);
+  const routes = o.routes ?? [];
+  const readiness = o.readiness;
+  const http = createServer((request, response) => {
+    if (readiness && handleProbe(request, response, readiness)) return;
+    if (!routes.some((route) => route(request, response))) page(request, response);
+  });
   http.on('upgrade', (request, socket, head) => {
     socket.on('error', () => socket.destroy());
-    if (browser.handleUpgrade(request, socket, head) || telephony.handleUpgrade(request, socket, head)) return;
+    if (browser.handleUpgrade(request, socket, head) || carriers.handleUpgrade(request, socket, head)) return;
     socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
   });
   http.on('clientError', (_error, socket) => socket.destroy());
@@ -59,10 +77,11 @@ export async function startDemoServer(options: Partial<DemoServerOptions> & Pick
     url: `http://${host}:${address.port}/`,
     browser,
     telephony,
+    carriers,
     http,
     close: async () => {
       browser.close();
-      telephony.close();
+      carriers.close();
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
     },

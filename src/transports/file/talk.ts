@@ -3,10 +3,11 @@ import { encodeWav } from '../../audio/index.js';
 import type { Dialogue, TurnReport } from '../../agent/index.js';
 import { createEmbeddedAgentStack } from '../../agent/index.js';
 import { createLogger, type LogLevel } from '../../logging/index.js';
+import { llmDialogue, type LlmCommandOptions } from '../../cli/llm-options.js';
 import { decodeCall, runFileCall } from './run-call.js';
 
 /** The options of `shoal talk`, as parsed by src/cli/commands/talk.ts. */
-export interface TalkOptions {
+export interface TalkOptions extends LlmCommandOptions {
   in: string;
   out?: string;
   agent: string;
@@ -24,6 +25,8 @@ export class TalkInputError extends Error {
 }
 
 async function loadDialogue(options: TalkOptions): Promise<Dialogue> {
+  const llm = await llmDialogue(options);
+  if (llm) return llm;
   if (options.script) {
     const { loadScriptedDialogue } = await import('../../../plugins/index.js');
     return loadScriptedDialogue(options.script);

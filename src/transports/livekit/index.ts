@@ -3,3 +3,9 @@ export { connectRoom, defaults as liveKitDefaults, type ConnectRoomOptions } fro
 export { LiveKitTransport } from './livekit-transport.js';
 export { createAgentToken, type AgentTokenOptions } from './token.js';
 export { runAgentInRoom } from './run-in-room.js';
+export * from './worker/index.js';
+export type { ParticipantKindName, RoomParticipant, TextStreamOptions, TextStreamSink } from './room-link.js';
+export { isCallerCandidate, parseParticipantKinds, defaults as callerSelectionDefaults, type CallerSelection } from './caller-selection.js';
+export { RoomConventions, liveKitNames, defaults as roomConventionDefaults, type AgentState, type RoomConventionOptions, type SpokenSession } from './room-conventions.js';
+export { CallControl, TransferTargetError, defaults as callControlDefaults, type CallControlOptions, type EndCallMode, type RoomOperations, type SipOperations } from './call-control.js';
+export { CallJob, callJobRunner, defaults as callJobDefaults, type CallJobOptions } from './call-job.js';

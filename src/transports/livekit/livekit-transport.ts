@@ -12,6 +12,7 @@ export class LiveKitTransport implements Transport {
   private playoutSubscription: Subscription;
   private resampler: Promise<Resampler> | undefined;
   private handedMs = 0;
+  private agentHangupReason: string | undefined;
 
   constructor(private readonly link: RoomLink) {
     this.audio$ = link.callerAudio$;
@@ -52,7 +53,13 @@ export class LiveKitTransport implements Transport {
     });
   }
 
-  hangup(): void {
+  /** Why the agent ended the call, once it has; `undefined` while the call runs or when the caller ended it. */
+  get agentHangup(): string | undefined {
+    return this.agentHangupReason;
+  }
+
+  hangup(reason = 'agent hung up'): void {
+    this.agentHangupReason ??= reason;
     this.playoutSubscription.unsubscribe();
     this.dropResampler();
     void this.link.disconnect();

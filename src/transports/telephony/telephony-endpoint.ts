@@ -1,41 +1,56 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { RawData, WebSocket } from 'ws';
-import { callTraceparent, isCallMode, type StartCall } from '../call-session.js';
+import { AgentBusyError, callTraceparent, isCallMode, type StartCall } from '../call-session.js';
+import { sendBusyLine } from './busy-line.js';
 import { WebSocketCalls } from '../websocket-calls.js';
-import { mediaStream, parseInboundMessage, type StartMessage } from './media-stream-messages.js';
+import { twilioCarrier, type Carrier, type CarrierEvent } from './carriers/index.js';
+import { mediaStream } from './media-stream-messages.js';
+import { UnsupportedMediaFormatError } from './media-format.js';
+import type { StreamTokens } from './stream-tokens.js';
 import { TelephonyTransport } from './telephony-transport.js';
 
 export interface TelephonyEndpointOptions {
   /** URL path of the media-stream WebSocket. */
   path: string;
+  /** The carrier whose protocol this path speaks. */
+  carrier: Carrier;
   /** A stream that has not sent `start` within this time is closed. */
   startTimeoutMs: number;
+  /** When set, a stream must carry a valid `token` (custom parameter or URL query) or it is refused. */
+  tokens?: StreamTokens;
   startCall: StartCall<TelephonyTransport>;
-  /** Where failures are reported: bad messages from the provider and agents that failed to start. */
+  /** Where failures are reported: bad messages from the carrier, refused streams, agents that failed to start. */
   onError?(error: unknown, streamSid: string | undefined): void;
 }
 
-export const telephonyEndpointDefaults = { path: '/telephony', startTimeoutMs: 10_000 };
+export const telephonyEndpointDefaults = { path: '/telephony', carrier: twilioCarrier, startTimeoutMs: 10_000 };
 
-/** A media-stream message that could not be used; the provider cannot be told, so it is reported and dropped. */
+/** A media-stream message that could not be used; the carrier cannot be told, so it is reported and dropped. */
 export class MediaStreamMessageError extends Error {
   override readonly name = 'MediaStreamMessageError';
 }
 
+/** A stream without a valid token (when tokens are required): closed with 1008 before any agent starts. */
+export class StreamRefusedError extends Error {
+  override readonly name = 'StreamRefusedError';
+}
+
 /**
- * Accepts phone calls as Twilio-style media streams on one WebSocket path. The call's trace context comes from
- * the `traceparent` custom parameter; `agent` and `mode` custom parameters pick the agent and turn-taking mode.
+ * Accepts phone calls as one carrier's media streams on one WebSocket path. What the application passed
+ * along (custom parameters, headers, the URL's query) gives the call's `traceparent`, `agent`, `mode` and `token`.
  */
 export class TelephonyEndpoint {
   readonly path: string;
+  readonly carrier: Carrier;
   private readonly options: TelephonyEndpointOptions;
   private readonly calls: WebSocketCalls<TelephonyTransport>;
 
   constructor(options: Partial<TelephonyEndpointOptions> & Pick<TelephonyEndpointOptions, 'startCall'>) {
     this.options = { ...telephonyEndpointDefaults, ...options };
     this.path = this.options.path;
-    this.calls = new WebSocketCalls({ path: this.path, maxPayloadBytes: mediaStream.maxMessageBytes, accept: (ws) => this.accept(ws) });
+    this.carrier = this.options.carrier;
+    this.calls = new WebSocketCalls({ path: this.path, maxPayloadBytes: mediaStream.maxMessageBytes, accept: (ws, query) => this.accept(ws, query) });
   }
 
   handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): boolean {
@@ -54,27 +69,30 @@ export class TelephonyEndpoint {
     this.calls.close();
   }
 
-  private accept(ws: WebSocket): void {
+  private accept(ws: WebSocket, query: URLSearchParams): void {
     let transport: TelephonyTransport | undefined;
+    let starting = false;
     const startTimer = setTimeout(() => ws.close(1008, 'no start event'), this.options.startTimeoutMs);
     const key = this.calls.adopt(ws, () => clearTimeout(startTimer));
 
-    const start = async (message: StartMessage): Promise<void> => {
+    const start = async (event: Extract<CarrierEvent, { type: 'start' }>): Promise<void> => {
       clearTimeout(startTimer);
-      const parameters = message.start.customParameters ?? {};
-      const streamSid = message.start.streamSid ?? message.streamSid ?? key;
-      const format = message.start.mediaFormat;
-      if (format && (!/mulaw|pcmu/i.test(format.encoding) || format.sampleRate !== mediaStream.sampleRate)) {
-        this.report(new MediaStreamMessageError(`unsupported media format ${format.encoding}/${format.sampleRate}; expected audio/x-mulaw 8000`), streamSid);
-        ws.close(1003, 'unsupported media format');
+      const parameters = { ...Object.fromEntries(query), ...event.parameters };
+      const streamSid = event.streamId ?? key;
+      const tokens = this.options.tokens;
+      if (tokens && !tokens.verify(parameters['token'], event.callId)) {
+        this.report(new StreamRefusedError(`${this.carrier.name} stream refused: no valid stream token (answer the call through Shoal's webhook, or pass one it issued)`), streamSid);
+        ws.close(1008, 'stream token missing or invalid');
         return;
       }
       const traceparent = callTraceparent(parameters['traceparent']);
       transport = new TelephonyTransport(ws, {
         streamSid,
-        callSid: message.start.callSid,
+        callSid: event.callId,
         customParameters: parameters,
         traceContext: { traceparent, tracestate: parameters['tracestate'] },
+        carrier: this.carrier,
+        format: event.format,
       });
       this.calls.track(key, transport);
       const mode = parameters['mode'];
@@ -87,35 +105,52 @@ export class TelephonyEndpoint {
         });
         this.calls.attachSession(key, session);
       } catch (error) {
+        if (error instanceof AgentBusyError) {
+          this.calls.end(key, 'agent busy');
+          await sendBusyLine(ws, streamSid);
+          return;
+        }
         this.report(error, streamSid);
         ws.close(1011, 'call could not start');
       }
     };
 
     ws.on('message', (data: RawData, isBinary: boolean) => {
-      const message = isBinary ? null : parseInboundMessage(rawText(data));
-      if (!message) {
-        this.report(new MediaStreamMessageError('dropped a frame that is not a known media-stream event'), transport?.streamSid);
+      let event: CarrierEvent | null;
+      try {
+        event = this.carrier.parse(rawBuffer(data), isBinary);
+      } catch (error) {
+        if (!(error instanceof UnsupportedMediaFormatError)) throw error;
+        clearTimeout(startTimer);
+        this.report(error, transport?.streamSid);
+        ws.close(1003, 'unsupported media format');
         return;
       }
-      switch (message.event) {
+      if (!event) {
+        this.report(new MediaStreamMessageError(`dropped a frame that is not a known ${this.carrier.name} media-stream event`), transport?.streamSid);
+        return;
+      }
+      switch (event.type) {
         case 'start':
-          if (!transport) void start(message);
+          if (!starting) {
+            starting = true;
+            void start(event);
+          }
           return;
         case 'media':
-          transport?.receiveMedia(message.media.payload);
+          transport?.receiveMedia(event.payload);
           return;
         case 'mark':
-          transport?.receiveMark(message.mark.name);
+          transport?.receiveMark(event.name);
           return;
         case 'dtmf':
-          transport?.receiveDtmf(message.dtmf.digit);
+          transport?.receiveDtmf(event.digit);
           return;
         case 'stop':
           transport?.end('stream stopped');
           ws.close(1000, 'stream stopped');
           return;
-        case 'connected':
+        case 'other':
           return;
       }
     });
@@ -127,8 +162,8 @@ export class TelephonyEndpoint {
   }
 }
 
-function rawText(data: RawData): string {
-  if (Buffer.isBuffer(data)) return data.toString();
-  if (Array.isArray(data)) return Buffer.concat(data).toString();
-  return Buffer.from(data).toString();
+function rawBuffer(data: RawData): Buffer {
+  if (Buffer.isBuffer(data)) return data;
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return Buffer.from(data);
 }

@@ -1,22 +1,32 @@
 import type { Observable } from 'rxjs';
 import type { WebSocket } from 'ws';
-import { decodeMuLaw, encodeMuLaw, type AudioFrame } from '../../audio/index.js';
+import type { AudioFrame } from '../../audio/index.js';
 import type { CallTraceContext, Transport, TransportEvent } from '../../agent/contracts.js';
 import { PlayoutRateConverter } from '../playout-rate.js';
 import { CallStreams } from '../call-streams.js';
-import { mediaStream, type OutboundMessage } from './media-stream-messages.js';
+import { twilioCarrier, type Carrier } from './carriers/index.js';
+import { decodeMedia, encodeMedia, muLaw8k, type MediaFormat } from './media-format.js';
 
 export interface TelephonyCallInfo {
   streamSid: string;
   callSid?: string;
   traceContext: CallTraceContext;
   customParameters: Record<string, string>;
+  /** The carrier's protocol; Twilio when absent. */
+  carrier?: Carrier;
+  /** The stream's audio format; mu-law 8 kHz when absent. */
+  format?: MediaFormat;
 }
 
+export const telephonyTransportDefaults = {
+  /** A hang-up waits at most this long for the carrier to confirm (by its mark echo) that the last words were played. */
+  hangupDrainMs: 3_000,
+};
+
 /**
- * One phone call on a media stream, after its `start`: inbound mu-law becomes 8 kHz `audio$`; `play()` is
- * encoded and sent at once (the provider buffers and paces it), followed by a `mark` whose echo tells how
- * much has been played; `clear()` sends `clear`.
+ * One phone call on a carrier's media stream, after its `start`: inbound audio becomes frames at the stream's
+ * rate; `play()` is coded and sent at once (the carrier buffers and paces it), followed by a mark whose echo
+ * tells how much has been played; `clear()` drops the carrier's buffer.
  */
 export class TelephonyTransport implements Transport {
   readonly audio$: Observable<AudioFrame>;
@@ -25,13 +35,18 @@ export class TelephonyTransport implements Transport {
   readonly streamSid: string;
   readonly callSid: string | undefined;
   readonly customParameters: Readonly<Record<string, string>>;
+  readonly carrier: Carrier;
+  readonly format: MediaFormat;
 
-  private readonly streams = new CallStreams(mediaStream.sampleRate);
+  private readonly streams: CallStreams;
   private readonly converter: PlayoutRateConverter;
+  private readonly hangupHandlers: Array<(reason: string) => Promise<void> | void> = [];
   private generation = 0;
   private markSeq = 0;
   private sentSamples = 0;
   private playedSamples = 0;
+  private drained: (() => void) | undefined;
+  private hangingUp = false;
 
   constructor(
     private readonly socket: WebSocket,
@@ -41,32 +56,41 @@ export class TelephonyTransport implements Transport {
     this.callSid = info.callSid;
     this.traceContext = info.traceContext;
     this.customParameters = info.customParameters;
+    this.carrier = info.carrier ?? twilioCarrier;
+    this.format = info.format ?? muLaw8k;
+    this.streams = new CallStreams(this.format.sampleRate);
     this.audio$ = this.streams.audio$;
     this.events$ = this.streams.events$;
     this.converter = new PlayoutRateConverter(
-      mediaStream.sampleRate,
+      this.format.sampleRate,
       (samples) => this.sendAudio(samples),
       (error) => this.streams.reportPlayoutError(error),
     );
   }
 
-  /** Takes the base64 mu-law payload of one inbound `media` event. */
-  receiveMedia(payload: string): void {
+  /** Takes the coded payload of one inbound media frame. */
+  receiveMedia(payload: Uint8Array | string): void {
     if (this.isEnded) return;
-    const samples = decodeMuLaw(Buffer.from(payload, 'base64'));
-    if (samples.length === 0) return;
-    this.streams.receiveSamples(samples);
+    const bytes = typeof payload === 'string' ? Buffer.from(payload, 'base64') : payload;
+    const samples = decodeMedia(this.format, bytes);
+    if (samples.length > 0) this.streams.receiveSamples(samples);
   }
 
-  /** The provider played our audio up to a mark we sent. */
+  /** The carrier played our audio up to a mark we sent. */
   receiveMark(name: string): void {
     const match = /^g(\d+)-(\d+)-(\d+)$/.exec(name);
     if (!match || Number(match[1]) !== this.generation) return;
     this.playedSamples = Math.max(this.playedSamples, Number(match[3]));
+    if (this.playedSamples >= this.sentSamples) this.drained?.();
   }
 
   receiveDtmf(digit: string): void {
     if (!this.isEnded) this.streams.emit({ type: 'dtmf', digit });
+  }
+
+  /** Passes a carrier-side event (e.g. answering-machine detection) to the agent as a transport message. */
+  receiveMessage(data: unknown): void {
+    if (!this.isEnded) this.streams.emit({ type: 'message', data });
   }
 
   play(frame: AudioFrame): void {
@@ -79,23 +103,43 @@ export class TelephonyTransport implements Transport {
     this.generation++;
     this.sentSamples = 0;
     this.playedSamples = 0;
-    this.sendMessage({ event: 'clear', streamSid: this.streamSid });
+    this.drained?.();
+    this.sendFrame(this.carrier.clear(this.streamSid));
   }
 
-  /** Ms of agent audio the provider has confirmed played (by echoing our marks) since the last `clear()`. */
+  /** Ms of agent audio the carrier has confirmed played (by echoing our marks) since the last `clear()`. */
   playedMs(): number {
-    return (this.playedSamples * 1000) / mediaStream.sampleRate;
+    return (this.playedSamples * 1000) / this.format.sampleRate;
   }
 
   /** Ms of agent audio sent but not yet confirmed played. */
   pendingMs(): number {
-    return ((this.sentSamples - this.playedSamples) * 1000) / mediaStream.sampleRate;
+    return ((this.sentSamples - this.playedSamples) * 1000) / this.format.sampleRate;
   }
 
+  /**
+   * Runs `handler` when the agent hangs up, once the last words are confirmed played and before the stream
+   * closes (e.g. to end or transfer the call through the carrier's REST API: closing a Twilio `<Connect>`
+   * stream first would move the call on to the next TwiML verb).
+   */
+  onHangup(handler: (reason: string) => Promise<void> | void): void {
+    this.hangupHandlers.push(handler);
+  }
+
+  /** The agent ends the call: once what was sent has been played (or after `hangupDrainMs`), the stream closes. */
   hangup(reason?: string): void {
-    if (this.isEnded) return;
-    this.end(reason ?? 'agent hung up');
-    this.socket.close(1000, 'call ended');
+    if (this.isEnded || this.hangingUp) return;
+    this.hangingUp = true;
+    const why = reason ?? 'agent hung up';
+    const finish = () => {
+      if (this.isEnded) return;
+      this.drained = undefined;
+      clearTimeout(timer);
+      this.end(why);
+      void Promise.allSettled(this.hangupHandlers.map(async (handler) => handler(why))).then(() => this.socket.close(1000, 'call ended'));
+    };
+    const timer = setTimeout(finish, this.pendingMs() > 0 ? telephonyTransportDefaults.hangupDrainMs : 0);
+    this.drained = finish;
   }
 
   /** The stream stopped or the socket closed: completes the streams. */
@@ -109,17 +153,23 @@ export class TelephonyTransport implements Transport {
 
   private sendAudio(samples: Int16Array): void {
     if (this.isEnded || samples.length === 0) return;
-    const codes = encodeMuLaw(samples);
-    for (let offset = 0; offset < codes.length; offset += mediaStream.outboundChunkBytes) {
-      const chunk = codes.subarray(offset, offset + mediaStream.outboundChunkBytes);
-      this.sendMessage({ event: 'media', streamSid: this.streamSid, media: { payload: Buffer.from(chunk).toString('base64') } });
+    const frameSamples = (this.carrier.frameMs * this.format.sampleRate) / 1000;
+    for (let offset = 0; offset < samples.length; offset += frameSamples) {
+      let piece = samples.subarray(offset, offset + frameSamples);
+      if (this.carrier.padFrames && piece.length < frameSamples) {
+        const padded = new Int16Array(frameSamples);
+        padded.set(piece);
+        piece = padded;
+      }
+      const payload = encodeMedia(this.format, piece);
+      this.sendFrame(this.carrier.media(this.streamSid, this.format, payload));
+      this.sentSamples += piece.length;
     }
-    this.sentSamples += samples.length;
     this.markSeq++;
-    this.sendMessage({ event: 'mark', streamSid: this.streamSid, mark: { name: `g${this.generation}-${this.markSeq}-${this.sentSamples}` } });
+    this.sendFrame(this.carrier.mark(this.streamSid, `g${this.generation}-${this.markSeq}-${this.sentSamples}`));
   }
 
-  private sendMessage(message: OutboundMessage): void {
-    if (this.socket.readyState === this.socket.OPEN) this.socket.send(JSON.stringify(message));
+  private sendFrame(frame: string | Buffer): void {
+    if (this.socket.readyState === this.socket.OPEN) this.socket.send(frame);
   }
 }

@@ -1,0 +1,74 @@
+import { readFileSync } from 'node:fs';
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import type { Dialogue } from '../agent/index.js';
+
+/** The `--llm-*` options shared by `shoal talk` and `shoal agent`. */
+export interface LlmCommandOptions {
+  llmUrl?: string;
+  llmModel?: string;
+  llmKey?: string;
+  instructions?: string;
+}
+
+export const defaults = {
+  model: 'gpt-4o-mini',
+  greeting: 'Hello! How can I help you today?',
+};
+
+/** The `--llm-*` options cannot be used as given (an unreadable `--instructions` file, `--llm-model` without `--llm-url`). */
+export class LlmOptionError extends Error {
+  override readonly name = 'LlmOptionError';
+}
+
+function parseLlmUrl(value: string): string {
+  const problem = 'expected the base URL of an OpenAI-compatible API, e.g. http://127.0.0.1:8080/v1';
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError(problem);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError(problem);
+  return value.replace(/\/+$/, '');
+}
+
+export function addLlmOptions(command: Command): Command {
+  return command
+    .addOption(
+      new Option('--llm-url <url>', 'talk to an OpenAI-compatible LLM (llama.cpp, Ollama, vLLM, OpenAI...) at this base URL ending in /v1')
+        .argParser(parseLlmUrl)
+        .conflicts('script'),
+    )
+    .option('--llm-model <name>', `model name sent to --llm-url (default: ${defaults.model})`)
+    .option('--llm-key <key>', 'API key for --llm-url (default: $OPENAI_API_KEY; none for most local servers)')
+    .option('--instructions <file>', "system prompt for --llm-url: a text file with the agent's instructions");
+}
+
+/** The LLM dialogue the options ask for, or undefined without `--llm-url`. */
+export async function llmDialogue(options: LlmCommandOptions): Promise<Dialogue | undefined> {
+  if (!options.llmUrl) {
+    const stray = (['llmModel', 'llmKey', 'instructions'] as const).find((key) => options[key] !== undefined);
+    if (stray) throw new LlmOptionError(`--${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} needs --llm-url`);
+    return undefined;
+  }
+  let systemPrompt: string | undefined;
+  if (options.instructions) {
+    try {
+      systemPrompt = readFileSync(options.instructions, 'utf8').trim();
+    } catch (error) {
+      throw new LlmOptionError(`cannot read --instructions ${options.instructions}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    }
+  }
+  const { ChatCompletionDialogue } = await import('../../plugins/index.js');
+  const model = options.llmModel ?? defaults.model;
+  return new ChatCompletionDialogue({
+    baseUrl: options.llmUrl,
+    model,
+    name: `llm ${model}`,
+    greeting: defaults.greeting,
+    endCallTool: true,
+    expectTool: true,
+    ...(options.llmKey ? { apiKey: options.llmKey } : {}),
+    ...(systemPrompt ? { systemPrompt } : {}),
+  });
+}

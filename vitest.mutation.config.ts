@@ -1,0 +1,25 @@
+import { defineConfig } from 'vitest/config';
+import base from './vitest.config.js';
+
+/**
+ * The test files mutation testing runs (stryker.config.mjs): those that exercise the core modules within seconds
+ * (doubles, virtual clock, small fixtures). Slow suites with real engines stay out so a run fits on a small machine.
+ * Listed here rather than with Stryker's `testFiles`, which activates module-level (static) mutants too late.
+ */
+export const mutationTestFiles = [
+  'test/pipeline-operators.test.ts',
+  'test/agent-modes.test.ts',
+  'test/agent-barge-in.test.ts',
+  'test/agent-virtual-clock.test.ts',
+  'test/agent-service-stt-trace.test.ts',
+  'test/tracing-traceparent.test.ts',
+  'test/audio-g711.test.ts',
+  'test/audio-pcm.test.ts',
+  'test/transport-telephony.test.ts',
+  'test/engines-text.test.ts',
+  'test/service-prices.test.ts',
+  'test/service-tts-speakers.test.ts',
+];
+
+// Spread, not mergeConfig: mergeConfig would append to the base `include` instead of replacing it.
+export default defineConfig({ ...base, test: { ...base.test, include: mutationTestFiles, reporters: ['default'] } });
