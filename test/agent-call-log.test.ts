@@ -47,7 +47,7 @@ describe('call logs', () => {
     expect(lines.filter((line) => line['msg'] === 'call started')).toHaveLength(1);
     expect(lines.filter((line) => line['msg'] === 'call ended')).toHaveLength(1);
     const turns = lines.filter((line) => typeof line['turn'] === 'number');
-    expect(turns.map((line) => [line['userText'], line['agentText']])).toEqual(summary.turns.map((t) => [t.user_text, t.agent_text]));
+    expect(turns.map((line) => [line['userText'], line['agentText']])).toEqual(summary.turns.map((t) => [t.userText, t.agentText]));
     expect(turns.some((line) => typeof (line['metrics'] as Record<string, unknown>)['voiceToVoiceMs'] === 'number')).toBe(true);
     for (const line of lines) expect(line['level']).toBe(30);
   });

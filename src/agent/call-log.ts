@@ -12,8 +12,8 @@ export function logCall(logger: Logger, session: CallSession, bindings: Record<s
   log.info('call started');
   session.events$.subscribe((event: AgentEvent) => {
     if (event.type === 'turn-metrics') {
-      const { turn, user_text, agent_text, interrupted, metrics } = event.report;
-      log.info({ turn, userText: user_text, agentText: agent_text, interrupted, metrics }, `turn ${turn}`);
+      const { turn, userText, agentText, interrupted, metrics } = event.report;
+      log.info({ turn, userText, agentText, interrupted, metrics }, `turn ${turn}`);
     } else if (event.type === 'error') {
       log.error({ stage: event.stage }, event.message);
     } else if (event.type === 'hangup') {

@@ -1,7 +1,7 @@
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { encodeWav } from '../../audio/index.js';
 import type { Dialogue, TurnReport } from '../../agent/index.js';
-import { createEmbeddedAgentStack } from '../../agent/index.js';
+import { createEmbeddedAgentStack, turnRecord } from '../../agent/index.js';
 import { createLogger, type LogLevel } from '../../logging/index.js';
 import { llmDialogue, type LlmCommandOptions } from '../../cli/llm-options.js';
 import { decodeCall, runFileCall } from './run-call.js';
@@ -44,8 +44,8 @@ function formatTurn(report: TurnReport): string {
     m.ttsFirstAudioMs !== undefined ? `tts ${Math.round(m.ttsFirstAudioMs)} ms` : undefined,
     report.interrupted ? 'interrupted' : undefined,
   ].filter(Boolean);
-  const caller = report.user_text ? `caller: ${report.user_text}\n` : '';
-  return `turn ${report.turn}\n${caller}agent:  ${report.agent_text}\n        (${figures.join(', ') || 'no timings'})\n`;
+  const caller = report.userText ? `caller: ${report.userText}\n` : '';
+  return `turn ${report.turn}\n${caller}agent:  ${report.agentText}\n        (${figures.join(', ') || 'no timings'})\n`;
 }
 
 /** `shoal talk`: plays a recorded caller into an agent on the embedded stack and reports each turn. */
@@ -66,7 +66,7 @@ export async function runTalk(options: TalkOptions): Promise<void> {
     const result = await runFileCall(agent, caller, {
       fast: options.fast ?? false,
       onTurn: (report) => {
-        process.stdout.write(options.json ? `${JSON.stringify(report)}\n` : formatTurn(report));
+        process.stdout.write(options.json ? `${JSON.stringify(turnRecord(report))}\n` : formatTurn(report));
       },
     });
     if (options.out) {
