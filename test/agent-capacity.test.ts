@@ -76,7 +76,7 @@ describe('shoal agent at capacity', () => {
     expect(turns).toHaveLength(1); // no agent was started for the refused calls
 
     await playing;
-    await expect.poll(() => turns[0]!.some((t) => t.user_text !== '' && t.agent_text !== ''), { timeout: 15_000 }).toBe(true);
+    await expect.poll(() => turns[0]!.some((t) => t.userText !== '' && t.agentText !== ''), { timeout: 15_000 }).toBe(true);
     const samples = parsePrometheus((await get(`${app.url}metrics`)).body);
     expect(samples.get('shoal_calls_accepted_total')).toBe(1);
     expect(samples.get('shoal_calls_refused_total')).toBe(2);

@@ -49,8 +49,8 @@ describe('turn-taking modes on the same call', () => {
     expect(interims(balanced.events)).toEqual([]);
     expect(low.turn.metrics.preemptive).toBe(true);
     expect(balanced.turn.metrics.preemptive).toBeUndefined();
-    expect(low.turn.agent_text).toBe('you said hello there.');
-    expect(balanced.turn.agent_text).toBe('you said hello there.');
+    expect(low.turn.agentText).toBe('you said hello there.');
+    expect(balanced.turn.agentText).toBe('you said hello there.');
   });
 
   it('low-latency answers the same caller sooner: voice-to-voice lower by about the endpoint difference', async () => {

@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import multipart from '@fastify/multipart';
 import { randomUUID } from 'node:crypto';
 import { encodeAudio } from '../audio/index.js';
@@ -15,6 +15,7 @@ import { registerTtsRoutes } from './tts/routes.js';
 import { registerAsrRoute } from './asr/route.js';
 import { registerVoiceDesignRoute } from './voice-design/route.js';
 import { LiveEndpoint, defaults as liveDefaults, type LiveOptions } from './live/endpoint.js';
+import type { Logger } from '../logging/index.js';
 
 export interface SpeechServiceOptions {
   /** Who may call, credit, rate and billing. Default: `SingleKeyAccounts` accepting `apiKey` only. */
@@ -29,6 +30,8 @@ export interface SpeechServiceOptions {
   logLevel: string;
   /** Where the JSON log lines go; default stdout. */
   logStream?: NodeJS.WritableStream;
+  /** Logs through this pino logger (the CLI's) instead; `logLevel` and `logStream` are then unused. */
+  logger?: Logger;
   /** More routes (fastify plugins) registered behind the same auth hook and error handler, e.g. /model and /wallet. */
   extraRoutes: FastifyPluginAsync<{ context: ServiceContext }>[];
   limits: Partial<ServiceLimits>;
@@ -67,7 +70,9 @@ export async function createSpeechService(options: Partial<SpeechServiceOptions>
     limits: { ...defaultLimits, ...settings.limits },
   };
   const app = Fastify({
-    logger: settings.logStream ? { level: settings.logLevel, stream: settings.logStream } : { level: settings.logLevel },
+    ...(settings.logger
+      ? { loggerInstance: settings.logger as FastifyBaseLogger }
+      : { logger: settings.logStream ? { level: settings.logLevel, stream: settings.logStream } : { level: settings.logLevel } }),
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: context.limits.defaultBodyBytes,
     genReqId: () => randomUUID(),

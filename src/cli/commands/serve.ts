@@ -1,5 +1,6 @@
-import { Command, Option } from 'commander';
-import { parsePort, parsePositiveInteger } from '../parse.js';
+import type { Command } from 'commander';
+import type { LogLevel } from '../../logging/index.js';
+import { logLevelOption, parsePort, parsePositiveInteger } from '../parse.js';
 import { describeBuiltinVoices } from '../../service/builtin-voices.js';
 
 export interface ServeOptions {
@@ -7,7 +8,7 @@ export interface ServeOptions {
   port: number;
   data: string;
   devKey?: string;
-  logLevel: string;
+  logLevel: LogLevel;
   /** On SIGTERM/SIGINT, the longest wait for requests in progress before closing. */
   drainTimeoutMs: number;
 }
@@ -21,7 +22,7 @@ export function registerServe(program: Command): void {
     .option('--data <dir>', 'directory for the database and uploaded audio', '.shoal/data')
     .option('--dev-key <key>', 'create this API key (with starting credit) if it does not exist')
     .option('--drain-timeout <ms>', 'on SIGTERM: answer 503 to new requests, wait this long for those in progress, then exit 0', parsePositiveInteger, 30_000)
-    .addOption(new Option('--log-level <level>', 'log level').choices(['silent', 'error', 'warn', 'info', 'debug']).default('info'))
+    .addOption(logLevelOption('info'))
     .addHelpText(
       'after',
       `\nBuilt-in voices (usable as reference_id; details in docs/voices.md):\n${describeBuiltinVoices()}\n` +

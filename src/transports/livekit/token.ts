@@ -1,4 +1,4 @@
-import { importOptional } from '../../optional/index.js';
+import { AccessToken } from 'livekit-server-sdk';
 
 export interface AgentTokenOptions {
   apiKey: string;
@@ -14,7 +14,6 @@ export interface AgentTokenOptions {
 
 /** A join token that lets the agent publish audio and data and subscribe to the caller in one room. */
 export async function createAgentToken(options: AgentTokenOptions): Promise<string> {
-  const { AccessToken } = await importOptional<typeof import('livekit-server-sdk')>('livekit-server-sdk');
   const token = new AccessToken(options.apiKey, options.apiSecret, {
     identity: options.identity,
     ttl: options.ttlSeconds ?? 3600,
