@@ -1,7 +1,7 @@
 /**
  * LLM turn benchmark against a local fake OpenAI-compatible server (test/fake-openai-server.ts): prints one JSON object.
- * - first token: respond() → first text delta, through the openai SDK (the dialogue) and through a bare fetch +
- *   SSE read (what the SDK costs on top), with the model answering at once;
+ * - first token: respond() → first text delta through the dialogue; the openai SDK's stream alone; a bare fetch
+ *   reading the first event (what the SDK and the dialogue cost on top); the model answering at once;
  * - voice-to-voice of LLM turns on a recorded caller (support-16k.wav) through the embedded speech stack, per mode,
  *   for a plain answer and for an answer that first calls a (speculative-safe) tool. The call runs on the virtual
  *   clock (`shoal talk --fast`): endpointing is counted on the call's clock, recognition, the LLM and synthesis on
@@ -10,6 +10,7 @@
  * the SDK's share, not a real model's. Run: flock /tmp/bench.lock npx tsx bench/llm.ts [--quick]
  */
 import { readFileSync } from 'node:fs';
+import OpenAI from 'openai';
 import os from 'node:os';
 import { lastValueFrom, take } from 'rxjs';
 import { createEmbeddedAgentStack, percentile, type AgentMode, type TurnReport } from '../src/agent/index.js';
@@ -33,13 +34,28 @@ const lookingUp: Handler = (res, request) =>
 const lookupTool: ChatTool = { name: 'lookup_account', speculative: true, run: () => ({ balance: 42 }) };
 const dialogue = (tools: ChatTool[] = []) => new ChatCompletionDialogue({ baseUrl: fake.baseUrl, apiKey: 'sk-bench', model: 'fake', tools });
 
-async function firstTokenSdk(runs: number): Promise<number[]> {
+async function firstTokenDialogue(runs: number): Promise<number[]> {
   fake.fallback = answering;
   const d = dialogue();
   const times: number[] = [];
   for (let i = 0; i < runs + WARM_UP; i++) {
     const started = performance.now();
     await lastValueFrom(d.respond({ history: [], userText: 'what is my balance' }).pipe(take(1)));
+    if (i >= WARM_UP) times.push(performance.now() - started);
+  }
+  return times;
+}
+
+async function firstTokenSdkAlone(runs: number): Promise<number[]> {
+  fake.fallback = answering;
+  const client = new OpenAI({ baseURL: fake.baseUrl, apiKey: 'sk-bench', maxRetries: 0 });
+  const times: number[] = [];
+  for (let i = 0; i < runs + WARM_UP; i++) {
+    const started = performance.now();
+    const stream = await client.chat.completions.create({ model: 'fake', stream: true, messages: [{ role: 'user', content: 'what is my balance' }] });
+    for await (const chunk of stream) {
+      if (chunk.choices[0]?.delta?.content) break;
+    }
     if (i >= WARM_UP) times.push(performance.now() - started);
   }
   return times;
@@ -92,7 +108,8 @@ try {
     bench: 'llm',
     loadavg_before: os.loadavg().map((v) => round(v)),
     word_gap_ms: WORD_GAP_MS,
-    first_token_sdk: stats(await firstTokenSdk(runs)),
+    first_token_dialogue: stats(await firstTokenDialogue(runs)),
+    first_token_sdk_alone: stats(await firstTokenSdkAlone(runs)),
     first_token_bare_fetch: stats(await firstTokenFetch(runs)),
   };
   const modes: AgentMode[] = ['low-latency', 'balanced'];
