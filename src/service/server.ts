@@ -72,6 +72,7 @@ export async function createSpeechService(options: Partial<SpeechServiceOptions>
     http: httpServerOptions(connections),
     keepAliveTimeout: connections.keepAliveTimeoutMs,
     clientErrorHandler: answerClientError,
+    frameworkErrors: sendError,
     logger: settings.logStream ? { level: settings.logLevel, stream: settings.logStream } : { level: settings.logLevel },
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: context.limits.defaultBodyBytes,

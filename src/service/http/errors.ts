@@ -93,6 +93,8 @@ export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown, whe
 }
 
 const frameworkMessages: Record<string, (error: FastifyError) => string> = {
+  FST_ERR_BAD_URL: () => 'the request path has bad percent-encoding; encode reserved characters as %XX',
+  FST_ERR_MAX_PARAM_LENGTH: () => 'a path segment is too long (at most 100 characters); check the id in the URL',
   FST_ERR_CTP_BODY_TOO_LARGE: () => 'request body is too large for this endpoint; send a smaller body',
   FST_ERR_CTP_INVALID_MEDIA_TYPE: (error) => `${error.message}; see the endpoint's accepted content types`,
   FST_ERR_CTP_EMPTY_JSON_BODY: () => 'request body is empty; send a JSON object',
