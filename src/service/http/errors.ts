@@ -103,11 +103,19 @@ const frameworkMessages: Record<string, (error: FastifyError) => string> = {
   FST_REQ_FILE_TOO_LARGE: () => 'uploaded file is too large',
 };
 
+/** Codes of a full disk (file writes) or a full database (SQLite). */
+const storageFullCodes = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL']);
+
+export function isStorageFull(error: unknown): boolean {
+  return storageFullCodes.has(String((error as { code?: unknown } | null)?.code));
+}
+
 /** The HTTP status an error stands for: its own status when it carries one (4xx/5xx), else 500. */
 export function statusOf(error: unknown): number {
   if (error instanceof RequestValidationError) return 422;
   if (error instanceof ServiceError) return error.status;
   if (error instanceof EngineUnavailableError) return 503;
+  if (isStorageFull(error)) return 507;
   const { statusCode, status } = (error ?? {}) as { statusCode?: unknown; status?: unknown };
   for (const value of [statusCode, status]) if (typeof value === 'number' && value >= 400 && value < 600) return value;
   return 500;
@@ -124,6 +132,10 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
   }
   if (error instanceof EngineUnavailableError) {
     return reply.code(503).send({ status: 503, message: error.message });
+  }
+  if (isStorageFull(error)) {
+    request.log.error({ err: error }, 'storage is full');
+    return reply.code(507).send({ status: 507, message: "the server's storage is full and nothing was saved; retry later (the operator must free disk space)" });
   }
   const fastifyError = error as Partial<FastifyError>;
   const status = statusOf(error);
