@@ -113,6 +113,7 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
       host: options.host,
       port: options.port,
       agents: source.listing,
+      guard: { allowedOrigins: options.allowOrigin ?? [], accessToken: options.accessToken ?? (process.env.SHOAL_AGENT_TOKEN || undefined) },
       onError: (error, where) => log(`${where}: ${error instanceof Error ? error.message : String(error)}`),
       startCall: async (transport: Transport, request): Promise<CallSession> => {
         const { name, dialogue } = source.create(request.agent);

@@ -9,6 +9,8 @@ export interface AgentCommandOptions {
   script?: string;
   serviceUrl?: string;
   apiKey?: string;
+  allowOrigin?: string[];
+  accessToken?: string;
 }
 
 export function registerAgent(program: Command): void {
@@ -22,6 +24,8 @@ export function registerAgent(program: Command): void {
     .option('--script <file>', 'run a scripted dialogue from a JSON or YAML file instead of --agent')
     .option('--service-url <url>', 'hosted speech service base URL (default: the self-hosted service, in-process)')
     .option('--api-key <key>', 'API key for --service-url (default: $FISH_API_KEY or $SHOAL_API_KEY)')
+    .option('--allow-origin <origin>', 'another web origin whose pages may open calls (repeatable); the page\'s own always may', (value: string, all: string[]) => [...all, value], [])
+    .option('--access-token <token>', 'require this token on browser calls (open the page with ?access_token=...); default $SHOAL_AGENT_TOKEN')
     .action(async (options: AgentCommandOptions) => {
       const { runAgentCommand } = await import('../run-agent.js');
       await runAgentCommand(options);

@@ -1,6 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { StartCall } from '../call-session.js';
+import { answerClientError, answerRawSocket, applyConnectionLimits, connectionDefaults, httpServerOptions, type ConnectionLimits } from '../../service/index.js';
+import { checkUpgrade, upgradeGuardDefaults, type UpgradeGuardOptions } from '../upgrade-guard.js';
 import { TelephonyEndpoint, type TelephonyTransport } from '../telephony/index.js';
 import { BrowserEndpoint } from './browser-endpoint.js';
 import type { BrowserTransport } from './browser-transport.js';
@@ -16,9 +18,20 @@ export interface DemoServerOptions {
   agents: AgentListing;
   startCall: StartCall<BrowserTransport | TelephonyTransport>;
   onError?(error: unknown, where: string): void;
+  /** Origins and access token the browser WebSocket accepts. */
+  guard: UpgradeGuardOptions;
+  /** The same timeouts and connection cap as the speech service. */
+  connections: ConnectionLimits;
 }
 
-export const demoServerDefaults = { host: '127.0.0.1', port: 3000, browserPath: '/ws', telephonyPath: '/telephony' };
+export const demoServerDefaults = {
+  host: '127.0.0.1',
+  port: 3000,
+  browserPath: '/ws',
+  telephonyPath: '/telephony',
+  guard: upgradeGuardDefaults,
+  connections: connectionDefaults,
+};
 
 export interface DemoServer {
   /** The page's URL, e.g. http://127.0.0.1:3000/ */
@@ -39,13 +52,16 @@ export async function startDemoServer(options: Partial<DemoServerOptions> & Pick
     startCall: o.startCall,
     onError: (error, streamSid) => o.onError?.(error, `telephony stream ${streamSid ?? '(not started)'}`),
   });
-  const http = createServer(demoPageHandler(assets, o.agents));
+  const http = createServer(httpServerOptions(o.connections), demoPageHandler(assets, o.agents));
+  applyConnectionLimits(http, o.connections);
   http.on('upgrade', (request, socket, head) => {
     socket.on('error', () => socket.destroy());
+    const refusal = new URL(request.url ?? '/', 'http://localhost').pathname === browser.path ? checkUpgrade(request, o.guard) : null;
+    if (refusal) return answerRawSocket(socket, refusal.status, refusal.message);
     if (browser.handleUpgrade(request, socket, head) || telephony.handleUpgrade(request, socket, head)) return;
     socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
   });
-  http.on('clientError', (_error, socket) => socket.destroy());
+  http.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(o.port, o.host, () => {
