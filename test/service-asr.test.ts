@@ -130,6 +130,8 @@ describe('POST /v1/asr', () => {
   it('answers 400 for audio under one second, naming the minimum', async () => {
     const short = encodeWav(new Int16Array(8000), 16000);
     await expectError(await multipart(short), 400, /0\.5 s long; send at least 1 s/);
+    const justUnder = encodeWav(new Int16Array(15_999), 16000);
+    await expectError(await multipart(justUnder), 400, /is 0\.999 s long; send at least 1 s/);
   });
 
   it.skipIf(!hasSox)('answers 400 for audio over 60 minutes', async () => {

@@ -135,6 +135,7 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
       port: options.port,
       agents: source.listing,
       routes: phone.routes,
+      guard: { allowedOrigins: options.allowOrigin ?? [], accessToken: options.accessToken ?? (process.env['SHOAL_AGENT_TOKEN'] || undefined) },
       streamTokens: phone.tokens,
       streamAccessKey: phone.accessKey,
       onError: (error, where) => logger.error({ err: error, where }, 'transport error'),

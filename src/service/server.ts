@@ -10,6 +10,7 @@ import { defaultEngines } from './engines.js';
 import { sendError } from './http/errors.js';
 import { installGate } from './http/gate.js';
 import { installProbes, type ServiceDrain } from './http/probes.js';
+import { answerClientError, applyConnectionLimits, defaults as connectionDefaults, httpServerOptions, type ConnectionLimits } from './http/connection-limits.js';
 import { installMsgpackParser } from './http/content-type.js';
 import { registerTtsRoutes } from './tts/routes.js';
 import { registerAsrRoute } from './asr/route.js';
@@ -35,6 +36,8 @@ export interface SpeechServiceOptions {
   /** More routes (fastify plugins) registered behind the same auth hook and error handler, e.g. /model and /wallet. */
   extraRoutes: FastifyPluginAsync<{ context: ServiceContext }>[];
   limits: Partial<ServiceLimits>;
+  /** Timeouts and the cap on open connections. */
+  connections: Partial<ConnectionLimits>;
   live: Partial<LiveOptions>;
   /** Start the TTS engine (worker, compiled flite) before the service reports ready, so the first request is fast. */
   warmUp: boolean;
@@ -44,6 +47,7 @@ export const defaults: SpeechServiceOptions = {
   logLevel: 'info',
   extraRoutes: [],
   limits: defaultLimits,
+  connections: connectionDefaults,
   live: liveDefaults,
   warmUp: true,
 };
@@ -69,7 +73,12 @@ export async function createSpeechService(options: Partial<SpeechServiceOptions>
     engines: { ...defaultEngines(), ...settings.engines },
     limits: { ...defaultLimits, ...settings.limits },
   };
+  const connections = { ...connectionDefaults, ...settings.connections };
   const app = Fastify({
+    http: httpServerOptions(connections),
+    keepAliveTimeout: connections.keepAliveTimeoutMs,
+    clientErrorHandler: answerClientError,
+    frameworkErrors: sendError,
     ...(settings.logger
       ? { loggerInstance: settings.logger as FastifyBaseLogger }
       : { logger: settings.logStream ? { level: settings.logLevel, stream: settings.logStream } : { level: settings.logLevel } }),
@@ -78,6 +87,7 @@ export async function createSpeechService(options: Partial<SpeechServiceOptions>
     genReqId: () => randomUUID(),
     forceCloseConnections: true,
   });
+  applyConnectionLimits(app.server, connections);
   app.setErrorHandler((error, request, reply) => sendError(error, request, reply));
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send({ status: 404, message: `no route ${request.method} ${request.url.split('?')[0]}` }),
