@@ -55,6 +55,31 @@ describe('intent matching on exact transcripts', () => {
   });
 });
 
+describe('intent matching on paraphrases (sentences in no example and no fixture)', () => {
+  // The examples above are the fixture sentences' own words; these were written apart from them, so the
+  // matcher is tested on data it was not tuned on.
+  it.each([
+    ['could we reserve a table for four on friday', 'book'],
+    ['id like a table for three at eight', 'book'],
+    ['are you open on sunday evening', 'hours'],
+    ['when do you open tomorrow', 'hours'],
+    ['let me talk to a real person', 'human'],
+    ['i need to speak to someone', 'human'],
+    ['nothing else thanks', 'no'],
+    ['no that is everything', 'no'],
+    ['yes that works for me', 'yes'],
+    ['yes please go ahead', 'yes'],
+  ])('"%s" → %s', (text, intent) => {
+    const best = top(text);
+    expect(best.intent).toBe(intent);
+    expect(best.score).toBeGreaterThanOrEqual(THRESHOLD);
+  });
+
+  it('matches nothing for a request no intent covers', () => {
+    expect(top('is it going to rain today').score).toBeLessThan(THRESHOLD);
+  });
+});
+
 describe('intent matching on transcripts as pocketsphinx heard them', () => {
   // Outputs of pocketsphinx_continuous on test/fixtures recordings, errors included.
   it.each([
