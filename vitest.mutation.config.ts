@@ -12,6 +12,7 @@ export const mutationTestFiles = [
   'test/agent-barge-in.test.ts',
   'test/agent-virtual-clock.test.ts',
   'test/agent-service-stt-trace.test.ts',
+  'test/agent-service-stt.test.ts',
   'test/tracing-traceparent.test.ts',
   'test/audio-g711.test.ts',
   'test/audio-pcm.test.ts',

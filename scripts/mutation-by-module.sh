@@ -19,7 +19,7 @@ declare -A mutate=(
 )
 declare -A tests=(
   [modes]=test/agent-modes.test.ts
-  [tracing]=test/tracing-traceparent.test.ts,test/agent-service-stt-trace.test.ts
+  [tracing]=test/tracing-traceparent.test.ts,test/agent-service-stt-trace.test.ts,test/agent-service-stt.test.ts
   [billing]=test/service-prices.test.ts
   [codecs]=test/audio-g711.test.ts,test/audio-pcm.test.ts
   [interruption]=test/agent-barge-in.test.ts
