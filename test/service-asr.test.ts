@@ -66,7 +66,8 @@ describe('POST /v1/asr', () => {
     }
     const wer = errors / words;
     console.log(`ASR over ${manifest.length} fixtures: WER ${(wer * 100).toFixed(1)}%\n  ${lines.join('\n  ')}`);
-    expect(wer).toBeLessThan(0.35);
+    // Measured 6.6 % WER (the same pocketsphinx set-up as engines-asr); the bound is 1.5 times that.
+    expect(wer).toBeLessThan(0.1);
   });
 
   it('accepts the multipart body under the alias content type application/form-data', async () => {
