@@ -29,4 +29,10 @@ describe('examples', () => {
     expect(failure).toMatchObject({ code: 2 });
     expect((failure as { stderr: string }).stderr).toMatch(/Set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET/);
   }, 90_000);
+
+  it('livekit-worker says what to set when no LiveKit server is configured', async () => {
+    const failure = await run(tsx, ['examples/livekit-worker.ts'], { cwd: root, env, timeout: 60_000 }).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ code: 2 });
+    expect((failure as { stderr: string }).stderr).toMatch(/Set LIVEKIT_URL, LIVEKIT_API_KEY and LIVEKIT_API_SECRET/);
+  }, 90_000);
 });

@@ -6,6 +6,7 @@ import { registerAgent } from './commands/agent.js';
 import { registerTalk } from './commands/talk.js';
 import { registerTts, registerAsr } from './commands/oneshot.js';
 import { startTelemetry } from './telemetry.js';
+import { registerLiveKit } from './commands/livekit.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url.replace('/dist/src/', '/src/')), 'utf8')) as {
   version: string;
@@ -22,6 +23,7 @@ Examples:
   shoal agent                         demo agent in the browser at http://127.0.0.1:3000
   shoal serve --dev-key dev           the speech service on http://127.0.0.1:8080
   shoal talk --in call.wav --json     play a recorded caller into the agent
+  shoal livekit                       a worker on LiveKit's agent dispatch ($LIVEKIT_URL, _API_KEY, _API_SECRET)
   shoal tts "Hello there" -o hi.wav   one-shot synthesis`,
   );
 
@@ -30,6 +32,7 @@ registerKeys(program);
 registerCredit(program);
 registerAgent(program);
 registerTalk(program);
+registerLiveKit(program);
 registerTts(program);
 registerAsr(program);
 

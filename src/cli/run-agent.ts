@@ -16,7 +16,7 @@ import { agents, createAgent, UnknownAgentError } from '../../agents/index.js';
 import { loadScript, ScriptedDialogue, type DialogueScript } from '../../plugins/index.js';
 import { createLogger, type Logger } from '../logging/index.js';
 import type { AgentCommandOptions } from './commands/agent.js';
-import { defaults as llmDefaults, llmDialogue } from './llm-options.js';
+import { defaults as llmDefaults, llmDialogue, type LlmCommandOptions } from './llm-options.js';
 
 /** A started `shoal agent`: the speech stack, the demo page and the transports. */
 export interface AgentApp {
@@ -38,12 +38,12 @@ export interface AgentAppHooks {
 }
 
 /** Where each call's dialogue comes from: a `--script` file, or the ready-made agents by name. */
-interface DialogueSource {
+export interface DialogueSource {
   listing: AgentListing;
   create(name: string | undefined): { name: string; dialogue: Dialogue };
 }
 
-async function dialogueSource(options: AgentCommandOptions): Promise<DialogueSource> {
+export async function dialogueSource(options: Pick<AgentCommandOptions, 'agent' | 'script'> & LlmCommandOptions): Promise<DialogueSource> {
   const llm = await llmDialogue(options);
   if (llm) {
     const description = `LLM ${options.llmModel ?? llmDefaults.model} at ${options.llmUrl}`;
@@ -74,7 +74,7 @@ async function dialogueSource(options: AgentCommandOptions): Promise<DialogueSou
 }
 
 /** The speech service the agents use: `--service-url` with its key, else the self-hosted one started here. */
-async function speechService(options: AgentCommandOptions): Promise<{ url: string; apiKey: string; embedded?: EmbeddedService }> {
+export async function speechService(options: Pick<AgentCommandOptions, 'serviceUrl' | 'apiKey'>): Promise<{ url: string; apiKey: string; embedded?: EmbeddedService }> {
   if (options.serviceUrl) {
     const apiKey = options.apiKey ?? process.env['FISH_API_KEY'] ?? process.env['SHOAL_API_KEY'];
     if (!apiKey) throw new MissingApiKeyError();

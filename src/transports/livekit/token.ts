@@ -8,6 +8,8 @@ export interface AgentTokenOptions {
   /** Token lifetime in seconds. */
   ttlSeconds?: number;
   attributes?: Record<string, string>;
+  /** Participant kind the server gives the holder; `agent` (the default) is what front ends look for. */
+  kind?: 'agent' | 'standard';
 }
 
 /** A join token that lets the agent publish audio and data and subscribe to the caller in one room. */
@@ -17,6 +19,7 @@ export async function createAgentToken(options: AgentTokenOptions): Promise<stri
     ttl: options.ttlSeconds ?? 3600,
     attributes: options.attributes,
   });
-  token.addGrant({ room: options.room, roomJoin: true, canPublish: true, canSubscribe: true, canPublishData: true });
+  token.kind = options.kind ?? 'agent';
+  token.addGrant({ room: options.room, roomJoin: true, canPublish: true, canSubscribe: true, canPublishData: true, canUpdateOwnMetadata: true });
   return token.toJwt();
 }
