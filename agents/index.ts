@@ -36,10 +36,13 @@ export class UnknownAgentError extends Error {
 }
 
 /** A fresh dialogue of the named agent; throws `UnknownAgentError` naming the ones that exist. */
-export function createAgent(name: string): Dialogue {
+export function createDialogue(name: string): Dialogue {
   const entry = Object.hasOwn(agents, name) ? agents[name] : undefined;
   if (!entry) throw new UnknownAgentError(name);
   return entry.create();
 }
+
+/** @deprecated renamed `createDialogue`: it makes a Dialogue, not an agent. */
+export const createAgent = createDialogue;
 
 export { createReceptionist, createSupportAgent };

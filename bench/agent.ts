@@ -7,7 +7,7 @@
  * Run: flock /tmp/bench.lock npx tsx bench/agent.ts [--quick]
  */
 import { readFileSync } from 'node:fs';
-import { createAgent } from '../agents/index.js';
+import { createDialogue } from '../agents/index.js';
 import { createEmbeddedAgentStack, percentile, VoiceAgent, type AgentMode, type TurnReport } from '../src/agent/index.js';
 import { SileroVad } from '../src/engines/index.js';
 import { decodeCall, runFileCall } from '../src/transports/file/run-call.js';
@@ -25,7 +25,7 @@ async function voiceToVoice(mode: AgentMode) {
   try {
     for (const fixture of quick ? manifest.slice(0, 1) : manifest) {
       const caller = await decodeCall(readFileSync(new URL(fixture.file, fixturesDir)));
-      const { summary } = await runFileCall(stack.agentFor(createAgent(agentOf(fixture.file))), caller, { fast: false });
+      const { summary } = await runFileCall(stack.agentFor(createDialogue(agentOf(fixture.file))), caller, { fast: false });
       turns.push(...summary.turns.filter((t) => t.userText !== ''));
     }
   } finally {
@@ -84,11 +84,11 @@ async function rssPerConcurrentCall(concurrent: number) {
   const stack = await createEmbeddedAgentStack({ mode: 'balanced' });
   try {
     const caller = await decodeCall(readFileSync(new URL('booking-16k.wav', fixturesDir)));
-    await runFileCall(stack.agentFor(createAgent('receptionist')), caller, { fast: true });
+    await runFileCall(stack.agentFor(createDialogue('receptionist')), caller, { fast: true });
     const baseline = process.memoryUsage().rss;
     let peak = baseline;
     const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
-    await Promise.all(Array.from({ length: concurrent }, () => runFileCall(stack.agentFor(createAgent('receptionist')), caller, { fast: false })));
+    await Promise.all(Array.from({ length: concurrent }, () => runFileCall(stack.agentFor(createDialogue('receptionist')), caller, { fast: false })));
     clearInterval(sampler);
     return { concurrent_calls: concurrent, baseline_rss_mb: round(baseline / 2 ** 20), peak_rss_mb: round(peak / 2 ** 20), peak_rss_per_call_mb: round((peak - baseline) / 2 ** 20 / concurrent) };
   } finally {

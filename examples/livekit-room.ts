@@ -5,7 +5,7 @@
  */
 import { createEmbeddedAgentStack } from '../src/agent/index.js';
 import { createAgentToken, runAgentInRoom } from '../src/transports/index.js';
-import { createAgent } from '../agents/index.js';
+import { createDialogue } from '../agents/index.js';
 
 const { LIVEKIT_URL: url, LIVEKIT_API_KEY: apiKey, LIVEKIT_API_SECRET: apiSecret } = process.env;
 if (!url || !apiKey || !apiSecret) {
@@ -18,7 +18,7 @@ const stack = await createEmbeddedAgentStack({ mode: 'low-latency' });
 try {
   const token = await createAgentToken({ apiKey, apiSecret, room, identity: 'shoal-agent' });
   console.log(`joining room ${room} at ${url}`);
-  const summary = await runAgentInRoom(stack.agentFor(createAgent('receptionist')), { url, token });
+  const summary = await runAgentInRoom(stack.agentFor(createDialogue('receptionist')), { url, token });
   console.log(`call ended after ${summary.turns.length} turns: ${summary.reason}`);
 } finally {
   await stack.close();

@@ -8,7 +8,7 @@
  */
 import { createEmbeddedAgentStack } from '../src/agent/index.js';
 import { CallControl, callJobRunner, LiveKitWorker } from '../src/transports/index.js';
-import { createAgent } from '../agents/index.js';
+import { createDialogue } from '../agents/index.js';
 
 const { LIVEKIT_URL: url, LIVEKIT_API_KEY: apiKey, LIVEKIT_API_SECRET: apiSecret } = process.env;
 if (!url || !apiKey || !apiSecret) {
@@ -24,7 +24,7 @@ const worker = new LiveKitWorker({
   agentName: 'support',
   capacity: 8,
   runJob: callJobRunner({
-    agent: () => stack.agentFor(createAgent('support')), // a fresh dialogue per call
+    agent: () => stack.agentFor(createDialogue('support')), // a fresh dialogue per call
     control: CallControl.forServer({ url, apiKey, apiSecret }, { transferTargets: { 'human agent': 'tel:+15550100' } }),
     onCall: ({ job, caller, session }) => {
       console.log(`job ${job.id}: talking with ${caller.identity} (${caller.kind})`);

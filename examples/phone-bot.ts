@@ -7,14 +7,14 @@
 import { createServer } from 'node:http';
 import { createEmbeddedAgentStack } from '../src/agent/index.js';
 import { TelephonyEndpoint } from '../src/transports/index.js';
-import { createAgent } from '../agents/index.js';
+import { createDialogue } from '../agents/index.js';
 
 const port = Number(process.argv[2] ?? 8765);
 const stack = await createEmbeddedAgentStack({ mode: 'low-latency', stt: 'engine' });
 
 const endpoint = new TelephonyEndpoint({
   startCall: (transport) => {
-    const session = stack.agentFor(createAgent('support')).handle(transport);
+    const session = stack.agentFor(createDialogue('support')).handle(transport);
     session.events$.subscribe((event) => {
       if (event.type === 'transcript' && event.final) console.log(`caller: ${event.text}`);
     });

@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { createEmbeddedAgentStack, type AgentMode } from '../src/agent/index.js';
 import { decodeCall, runFileCall } from '../src/transports/index.js';
-import { createAgent } from '../agents/index.js';
+import { createDialogue } from '../agents/index.js';
 
 const file = process.argv[2] ?? new URL('../test/fixtures/calls/booking-16k.wav', import.meta.url).pathname;
 const mode = (process.argv[3] ?? 'balanced') as AgentMode;
@@ -13,7 +13,7 @@ const mode = (process.argv[3] ?? 'balanced') as AgentMode;
 const stack = await createEmbeddedAgentStack({ mode });
 try {
   const caller = await decodeCall(await readFile(file));
-  const { summary } = await runFileCall(stack.agentFor(createAgent('receptionist')), caller, {
+  const { summary } = await runFileCall(stack.agentFor(createDialogue('receptionist')), caller, {
     fast: true,
     onEvent: (event) => {
       if (event.type === 'transcript' && event.final) console.log(`caller: ${event.text}`);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Subject } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent } from '../agents/index.js';
+import { createDialogue } from '../agents/index.js';
 import { createFrame, type AudioFrame } from '../src/audio/index.js';
 import { createLocalAgentStack, StreamingEngineSpeechToText, VoiceAgent, type AgentStack } from '../src/agent/index.js';
 import type { Hypothesis, RecognizerOptions, SpeechRecognitionEngine, StreamingRecognizer } from '../src/engines/index.js';
@@ -149,7 +149,7 @@ describe('streaming recognition of a call on pocketsphinx', () => {
 
   const heardTurns = async (file: string) => {
     const call = await decodeCall(readFileSync(new URL(`./fixtures/calls/${file}`, import.meta.url)));
-    const { summary } = await runFileCall(stack.agentFor(createAgent('echo')), call, { fast: true });
+    const { summary } = await runFileCall(stack.agentFor(createDialogue('echo')), call, { fast: true });
     return summary.turns.filter((t) => t.userText !== '').map((t) => t.userText);
   };
 

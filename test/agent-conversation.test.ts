@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { lastValueFrom, toArray } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent } from '../agents/index.js';
+import { createDialogue } from '../agents/index.js';
 import { createEmbeddedAgentStack, type AgentMode, type EmbeddedAgentStack, type TurnReport } from '../src/agent/index.js';
 import { decodeCall, runFileCall } from '../src/transports/file/run-call.js';
 
@@ -35,7 +35,7 @@ const normalise = (text: string) => text.toLowerCase().replace(/[^a-z0-9 ]/g, ' 
 
 /** What the agent says to the true transcripts, from a fresh dialogue of the same agent. */
 async function expectedReplies(agent: string, turns: string[]): Promise<string[]> {
-  const dialogue = createAgent(agent);
+  const dialogue = createDialogue(agent);
   const replies: string[] = [];
   const history: { role: 'user' | 'agent'; text: string }[] = [];
   for (const userText of turns) {
@@ -59,7 +59,7 @@ describe.each<AgentMode>(['balanced', 'low-latency'])('conversations on the fixt
   it.each(fixtures.map((f) => [f.file, f] as const))('%s: right turns, close transcripts, the scripted replies', async (_name, fixture) => {
     const caller = await decodeCall(readFileSync(new URL(`./fixtures/calls/${fixture.file}`, import.meta.url)));
     const agentName = agentOf(fixture.file);
-    const { summary } = await runFileCall(stack.agentFor(createAgent(agentName)), caller, { fast: true });
+    const { summary } = await runFileCall(stack.agentFor(createDialogue(agentName)), caller, { fast: true });
     const userTurns = summary.turns.filter((t: TurnReport) => t.userText !== '');
     expect(userTurns.map((t) => t.turn)).toEqual([1, 2, 3]);
     const wideband = caller.sampleRate >= 16000;
@@ -95,7 +95,7 @@ describe('conversation with recognition on the service (/v1/asr per VAD segment)
   it.each(['booking-16k.wav', 'booking-8k-ulaw.wav'])('%s: right turns and close transcripts', async (file) => {
     const fixture = fixtures.find((f) => f.file === file)!;
     const caller = await decodeCall(readFileSync(new URL(`./fixtures/calls/${fixture.file}`, import.meta.url)));
-    const { summary } = await runFileCall(stack.agentFor(createAgent('receptionist')), caller, { fast: true });
+    const { summary } = await runFileCall(stack.agentFor(createDialogue('receptionist')), caller, { fast: true });
     const userTurns = summary.turns.filter((t) => t.userText !== '');
     expect(userTurns).toHaveLength(3);
     // Telephone audio (8 kHz, upsampled for a wideband model) is allowed a few more errors.

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createAgent } from '../agents/index.js';
+import { createDialogue } from '../agents/index.js';
 import { createEmbeddedAgentStack, VoiceAgent } from '../src/agent/index.js';
 import { decodeCall, runFileCall } from '../src/transports/file/run-call.js';
 import { AmplitudeStt, callerTrack, EnergyVad, FixedDialogue, ToneTts } from './agent-doubles.js';
@@ -46,12 +46,12 @@ describe('resources across many calls', () => {
       const full = await decodeCall(readFileSync(new URL('./fixtures/calls/booking-16k.wav', import.meta.url)));
       // The first caller turn only: about 5 s of audio, one reply.
       const caller = { samples: full.samples.slice(0, 16000 * 5), sampleRate: full.sampleRate };
-      await runFileCall(stack.agentFor(createAgent('echo')), caller, { fast: true });
+      await runFileCall(stack.agentFor(createDialogue('echo')), caller, { fast: true });
       await settleLoop();
       const before = handles();
       const rssBefore = process.memoryUsage().rss;
       for (let i = 0; i < 15; i++) {
-        const { summary } = await runFileCall(stack.agentFor(createAgent('echo')), caller, { fast: true });
+        const { summary } = await runFileCall(stack.agentFor(createDialogue('echo')), caller, { fast: true });
         expect(summary.turns.some((t) => t.userText.includes('table'))).toBe(true);
       }
       await settleLoop();

@@ -2,7 +2,7 @@ import { trace } from '@opentelemetry/api';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent } from '../agents/index.js';
+import { createDialogue } from '../agents/index.js';
 import { createEmbeddedAgentStack, type EmbeddedAgentStack } from '../src/agent/index.js';
 import { decodeCall, runFileCall } from '../src/transports/file/run-call.js';
 import { spanAttributePattern, spanAttributes } from '../src/tracing/index.js';
@@ -14,7 +14,7 @@ const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProces
 async function tracedCall(stack: EmbeddedAgentStack, traceparent: string) {
   exporter.reset();
   const caller = await decodeCall(readFileSync(new URL('./fixtures/calls/support-16k.wav', import.meta.url)));
-  const { summary } = await runFileCall(stack.agentFor(createAgent('support')), caller, { fast: true, transport: { traceContext: { traceparent } } });
+  const { summary } = await runFileCall(stack.agentFor(createDialogue('support')), caller, { fast: true, transport: { traceContext: { traceparent } } });
   // Service spans end when their socket closes; give the last ones a moment.
   await new Promise((resolve) => setTimeout(resolve, 300));
   return summary;

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { lastValueFrom, toArray } from 'rxjs';
-import { agents, createAgent, UnknownAgentError } from '../agents/index.js';
+import { agents, createDialogue, UnknownAgentError } from '../agents/index.js';
 import type { ConversationMessage, Dialogue, DialogueOutput } from '../src/agent/index.js';
 
 interface CallFixture { file: string; turns: string[] }
@@ -42,16 +42,16 @@ describe('agent registry', () => {
   });
 
   it('names the available agents when asked for one that does not exist', () => {
-    expect(() => createAgent('concierge')).toThrow(UnknownAgentError);
-    expect(() => createAgent('concierge')).toThrow(/receptionist, support, echo/);
-    expect(() => createAgent('toString')).toThrow(UnknownAgentError);
+    expect(() => createDialogue('concierge')).toThrow(UnknownAgentError);
+    expect(() => createDialogue('concierge')).toThrow(/receptionist, support, echo/);
+    expect(() => createDialogue('toString')).toThrow(UnknownAgentError);
   });
 });
 
 describe('every fixture call, through the agent it was recorded for', () => {
   const agentFor = (file: string) => (file.startsWith('booking') ? 'receptionist' : 'support');
   it.each(manifest.map((c) => [c.file, c.turns] as const))('%s: each turn gets a reply and the last one ends the call', async (file, turns) => {
-    const replies = await runCall(createAgent(agentFor(file)), turns);
+    const replies = await runCall(createDialogue(agentFor(file)), turns);
     expect(replies).toHaveLength(turns.length);
     for (const reply of replies) expect(reply.text.length).toBeGreaterThan(0);
     expect(replies.map((r) => ends(r.outputs))).toEqual(turns.map((_, i) => i === turns.length - 1));
@@ -64,7 +64,7 @@ describe.each([
   ['as pocketsphinx heard it', (file: string) => recognised[file]!],
 ])('fixture calls %s', (_label, turns) => {
   it('booking call through the receptionist: offers a time, confirms, ends on goodbye', async () => {
-    const replies = await runCall(createAgent('receptionist'), turns('booking-16k.wav'));
+    const replies = await runCall(createDialogue('receptionist'), turns('booking-16k.wav'));
     expect(replies[0]!.text).toBe('I have a table for 2 tonight at 7 pm. Does that sound good?');
     expect(replies[1]!.text).toMatch(/^Wonderful, your table for 2 tonight at 7 pm is booked\./);
     expect(replies[1]!.outputs).toContainEqual({ type: 'tool-call', name: 'book_table', arguments: { party_size: 2, day: 'tonight', time: '7 pm' } });
@@ -73,7 +73,7 @@ describe.each([
   });
 
   it('support call through the support agent: balance, transfer, polite ending', async () => {
-    const replies = await runCall(createAgent('support'), turns('support-16k.wav'));
+    const replies = await runCall(createDialogue('support'), turns('support-16k.wav'));
     expect(replies[0]!.text).toMatch(/balance.*human agent.*transfer you\?$/);
     expect(replies[1]!.text).toMatch(/^Of course, I'm transferring you to a human agent\./);
     expect(tools(replies[1]!.outputs)).toEqual(['transfer_call']);
@@ -82,7 +82,7 @@ describe.each([
   });
 
   it('support call through the receptionist: declines politely, acknowledges the transfer, ends', async () => {
-    const replies = await runCall(createAgent('receptionist'), turns('support-16k.wav'));
+    const replies = await runCall(createDialogue('receptionist'), turns('support-16k.wav'));
     expect(replies[0]!.text).toBe('Sorry, I can only help with table bookings and opening hours here. Would you like to book a table?');
     expect(replies[1]!.text).toMatch(/member of our staff will call you back/);
     expect(tools(replies[1]!.outputs)).toEqual(['transfer_call']);
@@ -93,7 +93,7 @@ describe.each([
 
 describe('receptionist beyond the fixtures', () => {
   it('asks for what is missing and takes a volunteered name', async () => {
-    const replies = await runCall(createAgent('receptionist'), ['i want to reserve a table', 'four people', 'saturday at eight thirty my name is ada']);
+    const replies = await runCall(createDialogue('receptionist'), ['i want to reserve a table', 'four people', 'saturday at eight thirty my name is ada']);
     expect(replies.map((r) => r.text)).toEqual([
       'Lovely. How many people will be joining?',
       'For which day would you like the table?',
@@ -102,7 +102,7 @@ describe('receptionist beyond the fixtures', () => {
   });
 
   it('answers opening hours and lets the caller change the time', async () => {
-    const replies = await runCall(createAgent('receptionist'), ['when are you open', 'yes book a table for two tonight', 'no', 'nine pm', 'yes']);
+    const replies = await runCall(createDialogue('receptionist'), ['when are you open', 'yes book a table for two tonight', 'no', 'nine pm', 'yes']);
     expect(replies[0]!.text).toMatch(/open every day/);
     expect(replies[1]!.text).toBe('I have a table for 2 tonight at 7 pm. Does that sound good?');
     expect(replies[2]!.text).toBe('No problem. What time would suit you better?');

@@ -1,6 +1,6 @@
 /** (a) N concurrent fixture calls through the embedded stack in one process, staggered, in real time. */
 import { readFileSync } from 'node:fs';
-import { createAgent } from '../../agents/index.js';
+import { createDialogue } from '../../agents/index.js';
 import { createEmbeddedAgentStack, type TurnReport } from '../../src/agent/index.js';
 import { decodeCall, runFileCall } from '../../src/transports/file/run-call.js';
 import { largestWithin, mb, p, round, rssSampler, settledMemory } from './measure.js';
@@ -13,7 +13,7 @@ export async function embeddedCapacity(counts: number[], staggerMs: number) {
   const stack = await createEmbeddedAgentStack({ mode: 'low-latency' });
   const rows = [];
   try {
-    await runFileCall(stack.agentFor(createAgent('receptionist')), caller, { fast: true }); // warm-up
+    await runFileCall(stack.agentFor(createDialogue('receptionist')), caller, { fast: true }); // warm-up
     const idle = await settledMemory();
     for (const calls of counts) {
       const before = await settledMemory();
@@ -23,7 +23,7 @@ export async function embeddedCapacity(counts: number[], staggerMs: number) {
       await Promise.all(
         Array.from({ length: calls }, async (_, i) => {
           await new Promise((resolve) => setTimeout(resolve, i * staggerMs));
-          const { summary } = await runFileCall(stack.agentFor(createAgent('receptionist')), caller, { fast: false });
+          const { summary } = await runFileCall(stack.agentFor(createDialogue('receptionist')), caller, { fast: false });
           turns.push(...summary.turns.filter((t) => t.user_text !== ''));
         }),
       );

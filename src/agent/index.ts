@@ -2,7 +2,7 @@
  * The agent: caller audio in, agent audio out, turn after turn.
  *
  *   const stack = await createEmbeddedAgentStack({ mode: 'low-latency' });
- *   const session = stack.agentFor(createAgent('receptionist')).handle(transport);
+ *   const session = stack.agentFor(createDialogue('receptionist')).handle(transport);
  *   session.events$.subscribe((event) => ...);   // speaking, transcripts, interruptions, turn metrics
  *   const summary = await session.summary;        // at hangup
  *

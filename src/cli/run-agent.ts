@@ -3,16 +3,16 @@ import {
   createEmbeddedAgentStack,
   type AgentMode,
   type AgentStack,
-  type CallSession as AgentCallSession,
+  type CallSession,
   type Dialogue,
   type Transport,
 } from '../agent/index.js';
 import { startEmbeddedService, type EmbeddedService } from '../service/index.js';
 import { SpokenCaptions, startDemoServer, toBrowserMessages, type DemoServer, type AgentListing } from '../transports/browser/index.js';
-import { AgentBusyError, CallRejectedError, type CallRequest, type CallSession } from '../transports/call-session.js';
+import { AgentBusyError, CallRejectedError, type CallRequest, type RunningCall } from '../transports/call-session.js';
 import { CallAdmission } from '../agent/admission.js';
 import { recordTurn, watchAdmission } from '../metrics/index.js';
-import { agents, createAgent, UnknownAgentError } from '../../agents/index.js';
+import { agents, createDialogue, UnknownAgentError } from '../../agents/index.js';
 import { loadScript, ScriptedDialogue, type DialogueScript } from '../../plugins/index.js';
 import { createLogger, type Logger } from '../logging/index.js';
 import type { AgentCommandOptions } from './commands/agent.js';
@@ -35,7 +35,7 @@ export interface AgentApp {
 
 export interface AgentAppHooks {
   /** Each call as it starts: its transport, the agent's session and what the caller asked for. */
-  onCall?(call: { transport: Transport; session: AgentCallSession; request: CallRequest; agent: string }): void;
+  onCall?(call: { transport: Transport; session: CallSession; request: CallRequest; agent: string }): void;
   /** Where the app and each call log (a child per call); default: silent. */
   logger?: Logger;
 }
@@ -60,14 +60,14 @@ export async function dialogueSource(options: Pick<AgentCommandOptions, 'agent' 
       create: () => ({ name, dialogue: new ScriptedDialogue(script) }),
     };
   }
-  createAgent(options.agent); // fails at start-up, naming the agents that exist, rather than on the first call
+  createDialogue(options.agent); // fails at start-up, naming the agents that exist, rather than on the first call
   const names = [options.agent, ...Object.keys(agents).filter((name) => name !== options.agent)];
   return {
     listing: { default: options.agent, agents: names.map((name) => ({ name, description: agents[name]!.description })) },
     create: (requested) => {
       const name = requested ?? options.agent;
       try {
-        return { name, dialogue: createAgent(name) };
+        return { name, dialogue: createDialogue(name) };
       } catch (error) {
         if (error instanceof UnknownAgentError) throw new CallRejectedError('unknown_agent', error.message);
         throw error;
@@ -143,7 +143,7 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
         ready: () => admission.ready,
         describe: () => ({ draining: admission.draining, active: admission.active, capacity: admission.capacity, load: admission.load() }),
       },
-      startCall: async (transport: Transport, request): Promise<CallSession> => {
+      startCall: async (transport: Transport, request): Promise<RunningCall> => {
         const slot = admission.admit();
         if (!slot) {
           logger.warn({ draining: admission.draining, capacity: admission.capacity }, 'call refused');
@@ -166,12 +166,12 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
     throw error;
   }
 
-  async function startSession(transport: Transport, request: CallRequest, release: () => void): Promise<CallSession> {
+  async function startSession(transport: Transport, request: CallRequest, release: () => void): Promise<RunningCall> {
     const { name, dialogue } = source.create(request.agent);
     const mode = request.mode ?? options.mode;
     const stack = await stackFor(mode);
     const send = transport.send?.bind(transport);
-    let session: AgentCallSession;
+    let session: CallSession;
     if (send) {
       // Pages get the agent's words as they are played, so the call's speech and playout are watched.
       const captions = new SpokenCaptions();

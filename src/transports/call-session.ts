@@ -12,15 +12,18 @@ export interface CallRequest {
 }
 
 /** What runs a call once a transport has one; `stop()` is called when the call ends for any reason. */
-export interface CallSession {
+export interface RunningCall {
   /** The agent name and mode actually used. */
   agent: string;
   mode: CallMode;
   stop(): void;
 }
 
+/** @deprecated renamed `RunningCall` (the agent's per-call session is `CallSession` in shoal/agent). */
+export type CallSession = RunningCall;
+
 /** Starts the agent of one call on a transport; throws CallRejectedError when the request cannot run. */
-export type StartCall<T> = (transport: T, request: CallRequest) => CallSession | Promise<CallSession>;
+export type StartCall<T> = (transport: T, request: CallRequest) => RunningCall | Promise<RunningCall>;
 
 /** The caller asked for something that cannot run (e.g. an unknown agent); the caller is told `code` and `message`. */
 export class CallRejectedError extends Error {

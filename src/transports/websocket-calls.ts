@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { CallSession } from './call-session.js';
+import type { RunningCall } from './call-session.js';
 
 /** What a call's transport must offer so that its call can be ended from outside. */
 export interface EndableTransport {
@@ -26,7 +26,7 @@ export class WebSocketCalls<T extends EndableTransport> {
   readonly path: string;
   private readonly server: WebSocketServer;
   private readonly accept: WebSocketCallsOptions['accept'];
-  private readonly calls = new Map<string, { transport: T; session?: CallSession }>();
+  private readonly calls = new Map<string, { transport: T; session?: RunningCall }>();
   private readonly sockets = new Set<WebSocket>();
 
   constructor(options: WebSocketCallsOptions) {
@@ -61,7 +61,7 @@ export class WebSocketCalls<T extends EndableTransport> {
   }
 
   /** Gives a tracked call its running session; a call that has already ended gets the session stopped instead. */
-  attachSession(callId: string, session: CallSession): void {
+  attachSession(callId: string, session: RunningCall): void {
     const call = this.calls.get(callId);
     if (call) this.calls.set(callId, { transport: call.transport, session });
     else session.stop();

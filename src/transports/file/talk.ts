@@ -31,8 +31,8 @@ async function loadDialogue(options: TalkOptions): Promise<Dialogue> {
     const { loadScriptedDialogue } = await import('../../../plugins/index.js');
     return loadScriptedDialogue(options.script);
   }
-  const { createAgent } = await import('../../../agents/index.js');
-  return createAgent(options.agent);
+  const { createDialogue } = await import('../../../agents/index.js');
+  return createDialogue(options.agent);
 }
 
 function formatTurn(report: TurnReport): string {
