@@ -3,9 +3,9 @@ import { Job, Room } from '@livekit/protocol';
 import { from } from 'rxjs';
 import { VoiceAgent, type AgentEvent, type CallSession, type Dialogue, type DialogueOutput } from '../src/agent/index.js';
 import { createFrame } from '../src/audio/frame.js';
-import { CallControl, CallJob, liveKitNames, type AssignedJob, type CallJobOptions, type RoomOperations, type SipOperations } from '../src/transports/livekit/index.js';
-import { AmplitudeStt, callerTrack, EnergyVad, FixedDialogue, ToneTts } from './agent-doubles.js';
-import { RoomDouble } from './livekit-room-double.js';
+import { CallControl, CallJob, liveKitNames, type AssignedJob, type CallJobOptions } from '../src/transports/livekit/index.js';
+import { AmplitudeStt, callerTrack, EnergyVad, FixedDialogue, LONG_REPLY, ToneTts } from './agent-doubles.js';
+import { RoomDouble, ServerApiDouble } from './livekit-room-double.js';
 
 const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
 const traceparent = `00-${traceId}-00f067aa0ba902b7-01`;
@@ -16,20 +16,6 @@ function assigned(room: string): AssignedJob {
 
 function agentWith(dialogue: Dialogue): VoiceAgent {
   return new VoiceAgent({ dialogue, stt: new AmplitudeStt(), tts: new ToneTts(), vad: () => new EnergyVad(), mode: 'low-latency', userSilenceTimeoutMs: 60_000 });
-}
-
-/** Server API calls as `CallControl` makes them. */
-class ServerApiDouble implements RoomOperations, SipOperations {
-  readonly calls: string[] = [];
-  async deleteRoom(room: string) {
-    this.calls.push(`deleteRoom ${room}`);
-  }
-  async removeParticipant(room: string, identity: string) {
-    this.calls.push(`removeParticipant ${room} ${identity}`);
-  }
-  async transferSipParticipant(room: string, identity: string, to: string) {
-    this.calls.push(`transfer ${room} ${identity} ${to}`);
-  }
 }
 
 function startJob(room: RoomDouble, options: Partial<CallJobOptions> & Pick<CallJobOptions, 'agent'>) {
@@ -126,6 +112,34 @@ describe('a LiveKit job: one call in one room', () => {
     room.leave();
     await job.ended;
   });
+
+  it("shows only the words the caller heard of an interrupted reply, and keeps the call through a room reconnect", async () => {
+    const room = new RoomDouble('barge');
+    const lines: string[] = [];
+    const { job, events } = startJob(room, { agent: agentWith(new FixedDialogue('fine', LONG_REPLY)), log: (line) => lines.push(line) });
+    room.join({ identity: 'hal', attributes: { traceparent } });
+    await vi.waitFor(() => expect(states(room)).toContain('speaking'));
+    room.reconnecting.next(true);
+    room.reconnecting.next(false);
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    const { samples } = callerTrack(1400, [{ atMs: 0, ms: 900, amplitude: 8000 }]);
+    for (let i = 0; i < samples.length; i += 320) room.callerAudio.next(createFrame(samples.slice(i, i + 320), 16000));
+    const interrupted = await vi.waitFor(() => {
+      const report = events.find((e) => e.type === 'turn-metrics');
+      expect(report).toBeDefined();
+      return report as Extract<AgentEvent, { type: 'turn-metrics' }>;
+    }, { timeout: 8000 });
+    await vi.waitFor(() => expect(room.streams.find((s) => s.senderIdentity === 'agent-AJ_1')?.closed).toBe(true));
+    const spoken = room.streams.find((s) => s.senderIdentity === 'agent-AJ_1')!.chunks.join('');
+    expect(interrupted.report.interrupted).toBe(true);
+    expect(spoken).toBe(interrupted.report.agent_text);
+    expect(spoken.length).toBeGreaterThan(0);
+    expect(LONG_REPLY.startsWith(spoken)).toBe(true);
+    expect(spoken.length).toBeLessThan(LONG_REPLY.length);
+    expect(lines).toEqual(['room barge: connection lost, reconnecting', 'room barge: reconnected']);
+    room.leave();
+    expect(await job.ended).toEqual({});
+  }, 15_000);
 
   it('ends the call for everyone when the dialogue ends it', async () => {
     const room = new RoomDouble('bye-room');

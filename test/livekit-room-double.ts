@@ -1,6 +1,6 @@
 import { BehaviorSubject, ReplaySubject, Subject, skip } from 'rxjs';
 import type { AudioFrame } from '../src/audio/frame.js';
-import type { RoomLink, RoomParticipant, TextStreamOptions, TextStreamSink } from '../src/transports/livekit/index.js';
+import type { RoomLink, RoomOperations, RoomParticipant, SipOperations, TextStreamOptions, TextStreamSink } from '../src/transports/livekit/index.js';
 
 /** A text stream as the room double recorded it. */
 export interface RecordedStream extends TextStreamOptions {
@@ -107,5 +107,19 @@ export class RoomDouble implements RoomLink {
   async disconnect() {
     this.disconnected = true;
     if (!this.left.closed) this.leave('agent hung up');
+  }
+}
+
+/** LiveKit server API calls (RoomService, SIP) as `CallControl` makes them, recorded one line each. */
+export class ServerApiDouble implements RoomOperations, SipOperations {
+  readonly calls: string[] = [];
+  async deleteRoom(room: string) {
+    this.calls.push(`deleteRoom ${room}`);
+  }
+  async removeParticipant(room: string, identity: string) {
+    this.calls.push(`removeParticipant ${room} ${identity}`);
+  }
+  async transferSipParticipant(room: string, identity: string, to: string) {
+    this.calls.push(`transfer ${room} ${identity} ${to}`);
   }
 }

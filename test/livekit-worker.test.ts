@@ -141,6 +141,18 @@ describe('LiveKit worker on the agent dispatch protocol', () => {
     expect(freed.jobCount).toBe(2);
   });
 
+  it('says WS_FULL from the load threshold, keeping the rest of the capacity in reserve', async () => {
+    await startWorker({ capacity: 4, loadThreshold: 0.5 });
+    for (const n of [1, 2]) {
+      server.offer(`AJ_${n}`, `room-${n}`);
+      await server.until(() => server.of('availability').length === n);
+    }
+    const full = await server.until(() => server.of('updateWorker').find((u) => u.status === WorkerStatus.WS_FULL));
+    expect(full.load).toBe(0.5);
+    server.offer('AJ_3', 'room-3');
+    expect((await server.until(() => server.of('availability').find((a) => a.jobId === 'AJ_3'))).available).toBe(false);
+  });
+
   it("reports the process's call admission, shared with calls from other transports", async () => {
     const admission = new CallAdmission({ maxCalls: 2 });
     const browserCall = admission.admit()!;
