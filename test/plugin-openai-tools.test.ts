@@ -96,7 +96,8 @@ describe('speculative turns', () => {
     let keep!: (kept: boolean) => void;
     const kept = new Promise<boolean>((resolve) => (keep = resolve));
     const done = collect(dialogue({ tools: list }), { speculative: { kept: () => kept } });
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    for (let waited = 0; ran.length === 0 && waited < 5000; waited += 10) await sleep(10);
+    await sleep(50);
     expect(ran).toEqual(['lookup']);
     keep(true);
     await done;

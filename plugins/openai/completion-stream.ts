@@ -1,6 +1,8 @@
-import OpenAI, { APIConnectionError, APIError, APIUserAbortError } from 'openai';
+import { createRequire } from 'node:module';
+import type OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
-import { Stream } from 'openai/streaming';
+import type { Stream } from 'openai/streaming';
+import { requireOptional } from '../../src/optional/index.js';
 import pRetry from 'p-retry';
 import { propagation, SpanStatusCode, trace, type Context } from '@opentelemetry/api';
 import { traceparentOf } from '../../src/agent/index.js';
@@ -45,9 +47,17 @@ export type CompletionEvent =
   | { type: 'retry'; model: string; attempt: number; error: string }
   | { type: 'fallback'; from: string; to: string; error: string };
 
+/** The `openai` SDK, an optional peer: loaded when a dialogue is made, with a clear error naming the install when absent. */
+function openAiSdk(): { sdk: typeof import('openai'); Stream: typeof Stream } {
+  const sdk = requireOptional<typeof import('openai')>('openai');
+  const streaming = createRequire(import.meta.url)('openai/streaming') as { Stream: typeof Stream };
+  return { sdk, Stream: streaming.Stream };
+}
+
 /** Streams one chat completion, retrying and falling back to the next endpoint until the first token arrives. */
 export class CompletionStream {
   private readonly clients: Array<{ endpoint: ChatEndpoint; client: OpenAI }>;
+  private readonly openai = openAiSdk();
 
   constructor(
     endpoints: readonly ChatEndpoint[],
@@ -59,7 +69,7 @@ export class CompletionStream {
       const apiKey = endpoint.apiKey ?? process.env.OPENAI_API_KEY;
       return {
         endpoint,
-        client: new OpenAI({
+        client: new this.openai.sdk.OpenAI({
           baseURL: endpoint.baseUrl,
           apiKey: apiKey ?? 'unused',
           maxRetries: 0, // retried here, with backoff a caller can wait for (the SDK's goes up to 8 s)
@@ -156,10 +166,10 @@ export class CompletionStream {
       } else {
         const controller = new AbortController();
         request.signal.addEventListener('abort', () => controller.abort(), { once: true });
-        for await (const chunk of Stream.fromSSEResponse<ChatCompletionChunk>(response, controller)) take(chunk.choices?.[0]?.delta);
+        for await (const chunk of this.openai.Stream.fromSSEResponse<ChatCompletionChunk>(response, controller)) take(chunk.choices?.[0]?.delta);
       }
     } catch (error) {
-      throw wireError(error, url, request.signal);
+      throw wireError(this.openai.sdk, error, url, request.signal);
     }
     return { text, toolCalls: calls.filter((c) => c !== undefined) };
   }
@@ -172,7 +182,7 @@ export function outgoingTraceparent(ctx: Context): string | undefined {
   return carrier.traceparent ?? traceparentOf(ctx);
 }
 
-function wireError(error: unknown, url: string, signal: AbortSignal): unknown {
+function wireError({ APIConnectionError, APIError, APIUserAbortError }: typeof import('openai'), error: unknown, url: string, signal: AbortSignal): unknown {
   if (signal.aborted || error instanceof APIUserAbortError) return error;
   if (error instanceof APIConnectionError) return new ChatCompletionConnectionError(url, error.cause ?? error);
   if (error instanceof APIError) {
