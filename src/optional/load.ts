@@ -12,6 +12,7 @@ export const optionalPackages = {
   '@livekit/rtc-node': { purpose: 'the LiveKit room transport', install: 'npm install @livekit/rtc-node' },
   esbuild: { purpose: 'bundling the browser demo page from its sources', install: 'npm install esbuild' },
   twilio: { purpose: 'the Twilio telephony carrier', install: 'npm install twilio' },
+  openai: { purpose: 'the OpenAI-compatible LLM dialogue', install: 'npm install openai' },
   '@opentelemetry/sdk-node': { purpose: 'exporting traces by the OTEL_* environment variables', install: 'npm install @opentelemetry/sdk-node' },
 } as const satisfies Record<string, { purpose: string; install: string }>;
 
