@@ -96,7 +96,7 @@ describe.skipIf(!process.env['SHOAL_PHONE_E2E'])('a Twilio phone call answered, 
       // The carrier plays what it gets at once (the agent paces its audio) and echoes each mark.
       if (message.event === 'mark') ws.send(JSON.stringify({ event: 'mark', streamSid: 'MZ1', mark: message.mark }));
     });
-    ws.on('close', () => (closedAt = Date.now()));
+    const closed = new Promise<void>((resolve) => ws.on('close', () => resolve(void (closedAt = Date.now()))));
     await new Promise((resolve) => ws.once('open', resolve));
     ws.send(JSON.stringify({ event: 'connected', protocol: 'Call', version: '1.0.0' }));
     ws.send(JSON.stringify({ event: 'start', streamSid: 'MZ1', start: { streamSid: 'MZ1', callSid, accountSid, tracks: ['inbound'], customParameters: parameters, mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 } } }));
@@ -122,7 +122,8 @@ describe.skipIf(!process.env['SHOAL_PHONE_E2E'])('a Twilio phone call answered, 
       agentSpoke = false;
       for (let at = 0; at < turn.length; at += 160) await sendFrame(turn.subarray(at, at + 160));
     }
-    while (closedAt === 0 && ws.readyState === WebSocket.OPEN && Date.now() - clock < 25_000) await sendFrame(silence);
+    while (ws.readyState === WebSocket.OPEN) await sendFrame(silence);
+    await closed;
 
     if (process.env['SHOAL_DEBUG_E2E']) console.log('done', Date.now() - t0, logs);
     const call = sessions.at(-1)!;

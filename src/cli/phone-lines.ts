@@ -119,7 +119,8 @@ export class PhoneLines {
     this.byCallSid.set(callSid, transport);
     session.events$.subscribe({ complete: () => this.byCallSid.delete(callSid) });
     const known = this.answeredBy.get(callSid);
-    if (known) transport.receiveAnsweredBy(known);
+    this.answeredBy.delete(callSid);
+    if (known) setImmediate(() => transport.receiveAnsweredBy(known)); // once the session has started listening
   }
 
   /** Places an outbound call that streams to this agent; its machine-detection result reaches the dialogue. */
