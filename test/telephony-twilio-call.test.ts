@@ -133,7 +133,7 @@ describe.skipIf(!process.env['SHOAL_PHONE_E2E'])('a Twilio phone call answered, 
     const updates = api.updates(callSid);
     expect(updates.map((u) => u.params), said.join('\n')).toEqual([{ Twiml: '<?xml version="1.0" encoding="UTF-8"?><Response><Dial>+14155550100</Dial></Response>' }]);
     expect(updates[0]!.atMs).toBeLessThanOrEqual(closedAt);
-    expect(said.at(-1)).toMatch(/Goodbye!$/);
+    expect(said.at(-1)).toMatch(/Goodbye[.!]$/); // the dialogue's own goodbye, or the silence timeout's if a line was misheard
     expect(logs).toContain(`call ${callSid}: transferred to +14155550100`);
   }, 240_000);
 });
