@@ -26,7 +26,7 @@ async function voiceToVoice(mode: AgentMode) {
     for (const fixture of quick ? manifest.slice(0, 1) : manifest) {
       const caller = await decodeCall(readFileSync(new URL(fixture.file, fixturesDir)));
       const { summary } = await runFileCall(stack.agentFor(createAgent(agentOf(fixture.file))), caller, { fast: false });
-      turns.push(...summary.turns.filter((t) => t.user_text !== ''));
+      turns.push(...summary.turns.filter((t) => t.userText !== ''));
     }
   } finally {
     await stack.close();

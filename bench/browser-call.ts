@@ -21,7 +21,7 @@ async function browserCall(mode: AgentMode) {
   const turns: TurnReport[] = [];
   const app = await startAgentApp(
     { agent: 'receptionist', host: '127.0.0.1', port: 0, mode },
-    { onCall: ({ session }) => session.events$.subscribe((e) => e.type === 'turn-metrics' && e.report.user_text && turns.push(e.report)) },
+    { onCall: ({ session }) => session.events$.subscribe((e) => e.type === 'turn-metrics' && e.report.userText && turns.push(e.report)) },
   );
   const profile = mkdtempSync(join(tmpdir(), 'shoal-bench-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {

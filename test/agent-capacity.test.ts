@@ -5,18 +5,7 @@ import type { TurnReport } from '../src/agent/index.js';
 import { encodeMuLaw, parseWav } from '../src/audio/index.js';
 import { startAgentApp, type AgentApp } from '../src/cli/run-agent.js';
 import { MediaStreamCaller } from '../src/transports/index.js';
-
-/** Prometheus text format: `name{labels} value` lines; comments skipped. */
-function parsePrometheus(text: string): Map<string, number> {
-  const samples = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    if (!line || line.startsWith('#')) continue;
-    const match = /^([a-zA-Z_:][\w:]*(?:\{[^}]*\})?) (\S+)$/.exec(line);
-    if (!match) throw new Error(`not a Prometheus sample line: ${line}`);
-    samples.set(match[1]!, Number(match[2]));
-  }
-  return samples;
-}
+import { parsePrometheus } from './prometheus-text.js';
 
 async function get(url: string): Promise<{ status: number; type: string; body: string }> {
   const response = await fetch(url);
@@ -87,7 +76,7 @@ describe('shoal agent at capacity', () => {
     expect(turns).toHaveLength(1); // no agent was started for the refused calls
 
     await playing;
-    await expect.poll(() => turns[0]!.some((t) => t.user_text !== '' && t.agent_text !== ''), { timeout: 15_000 }).toBe(true);
+    await expect.poll(() => turns[0]!.some((t) => t.userText !== '' && t.agentText !== ''), { timeout: 15_000 }).toBe(true);
     const samples = parsePrometheus((await get(`${app.url}metrics`)).body);
     expect(samples.get('shoal_calls_accepted_total')).toBe(1);
     expect(samples.get('shoal_calls_refused_total')).toBe(2);

@@ -60,19 +60,19 @@ describe.each<AgentMode>(['balanced', 'low-latency'])('conversations on the fixt
     const caller = await decodeCall(readFileSync(new URL(`./fixtures/calls/${fixture.file}`, import.meta.url)));
     const agentName = agentOf(fixture.file);
     const { summary } = await runFileCall(stack.agentFor(createAgent(agentName)), caller, { fast: true });
-    const userTurns = summary.turns.filter((t: TurnReport) => t.user_text !== '');
+    const userTurns = summary.turns.filter((t: TurnReport) => t.userText !== '');
     expect(userTurns.map((t) => t.turn)).toEqual([1, 2, 3]);
     const wideband = caller.sampleRate >= 16000;
-    const wer = callWer(fixture.turns, userTurns.map((t) => t.user_text));
+    const wer = callWer(fixture.turns, userTurns.map((t) => t.userText));
     // 8 kHz telephone audio on streaming pocketsphinx (wideband model; one recognizer per call starting from
     // a telephone cepstral mean) still loses words in the first turn: measured 35% WER, 94% before.
     expect(wer).toBeLessThanOrEqual(wideband ? 0.3 : 0.5);
     // On narrowband audio the words heard may change the caller's intent; the replies then follow what was heard.
-    const expected = await expectedReplies(agentName, wideband ? fixture.turns : userTurns.map((t) => t.user_text));
+    const expected = await expectedReplies(agentName, wideband ? fixture.turns : userTurns.map((t) => t.userText));
     for (const [i, turn] of userTurns.entries()) {
       // The recorded caller talks on at fixed times, so a reply may be cut short: what was said is its beginning.
-      expect(turn.agent_text.length).toBeGreaterThan(0);
-      expect(normalise(expected[i]!).startsWith(normalise(turn.agent_text))).toBe(true);
+      expect(turn.agentText.length).toBeGreaterThan(0);
+      expect(normalise(expected[i]!).startsWith(normalise(turn.agentText))).toBe(true);
       expect(turn.metrics.voiceToVoiceMs).toBeGreaterThan(0);
     }
     expect(summary.errors).toBe(0);
@@ -96,10 +96,10 @@ describe('conversation with recognition on the service (/v1/asr per VAD segment)
     const fixture = fixtures.find((f) => f.file === file)!;
     const caller = await decodeCall(readFileSync(new URL(`./fixtures/calls/${fixture.file}`, import.meta.url)));
     const { summary } = await runFileCall(stack.agentFor(createAgent('receptionist')), caller, { fast: true });
-    const userTurns = summary.turns.filter((t) => t.user_text !== '');
+    const userTurns = summary.turns.filter((t) => t.userText !== '');
     expect(userTurns).toHaveLength(3);
     // Telephone audio (8 kHz, upsampled for a wideband model) is allowed a few more errors.
-    expect(callWer(fixture.turns, userTurns.map((t) => t.user_text))).toBeLessThanOrEqual(caller.sampleRate >= 16000 ? 0.25 : 0.35);
+    expect(callWer(fixture.turns, userTurns.map((t) => t.userText))).toBeLessThanOrEqual(caller.sampleRate >= 16000 ? 0.25 : 0.35);
     expect(summary.errors).toBe(0);
   }, 180_000);
 });

@@ -85,29 +85,28 @@ export class ToneTts implements TextToSpeech {
 
 /**
  * ToneTts synthesising at twice real time on the call's clock (a 20 ms frame every 10 ms), so a long reply is
- * still being synthesised when the caller barges in; records when each synthesis was given up (unsubscribed).
+ * still being synthesised when the caller barges in; records each synthesis, in the order they started.
  */
 export class PacedToneTts implements TextToSpeech {
-  readonly abandonedAtMs: number[] = [];
-  readonly completed: number[] = [];
+  readonly syntheses: { startedAtMs: number; endedAtMs?: number; abandoned?: boolean }[] = [];
   private readonly tones = new ToneTts();
   constructor(private readonly clock: Clock) {}
   speak(request: SpeechRequest): Observable<{ frame: AudioFrame; words?: SpokenWord[] }> {
     return new Observable((subscriber) => {
-      let done = false;
+      const record: (typeof this.syntheses)[number] = { startedAtMs: this.clock.now() };
+      this.syntheses.push(record);
       const subscription = zip(this.tones.speak(request), interval(10, this.clock.scheduler))
         .pipe(map(([audio]) => audio))
         .subscribe({
           next: (audio) => subscriber.next(audio),
           error: (error: unknown) => subscriber.error(error),
           complete: () => {
-            done = true;
-            this.completed.push(this.clock.now());
+            record.endedAtMs = this.clock.now();
             subscriber.complete();
           },
         });
       return () => {
-        if (!done) this.abandonedAtMs.push(this.clock.now());
+        if (record.endedAtMs === undefined) Object.assign(record, { endedAtMs: this.clock.now(), abandoned: true });
         subscription.unsubscribe();
       };
     });

@@ -28,7 +28,7 @@ describe('resources across many calls', () => {
     let rssAt20 = 0;
     for (let i = 0; i < 200; i++) {
       const { summary } = await runFileCall(agent, caller, { fast: true });
-      expect(summary.turns.map((t) => t.agent_text)).toEqual(['Hello.', 'you said hello there.']);
+      expect(summary.turns.map((t) => t.agentText)).toEqual(['Hello.', 'you said hello there.']);
       if (i === 19) rssAt20 = process.memoryUsage().rss;
     }
     await settleLoop();
@@ -52,7 +52,7 @@ describe('resources across many calls', () => {
       const rssBefore = process.memoryUsage().rss;
       for (let i = 0; i < 15; i++) {
         const { summary } = await runFileCall(stack.agentFor(createAgent('echo')), caller, { fast: true });
-        expect(summary.turns.some((t) => t.user_text.includes('table'))).toBe(true);
+        expect(summary.turns.some((t) => t.userText.includes('table'))).toBe(true);
       }
       await settleLoop();
       expect(handles()).toBeLessThanOrEqual(before + 1);

@@ -68,7 +68,7 @@ describe('LLM turns in a call (fake OpenAI-compatible server)', () => {
     const toolEvents = events.filter((e) => e.type === 'tool-call');
     expect(toolEvents).toHaveLength(1);
     expect(toolEvents[0]).toMatchObject({ name: 'transfer_call', kept: true, speculative: false, turn: 1, result: { transferred: true } });
-    expect(summary.turns[0]).toMatchObject({ user_text: 'please stop talking', agent_text: 'You are being transferred now.' });
+    expect(summary.turns[0]).toMatchObject({ userText: 'please stop talking', agentText: 'You are being transferred now.' });
   });
 
   it('keeps a speculative reply when the final matches, running its side-effecting tool after the final, once', async () => {
@@ -132,7 +132,7 @@ describe('LLM turns in a call (fake OpenAI-compatible server)', () => {
       12_000,
     );
     expect(fake.seen).toHaveLength(4); // two turns, each tried twice
-    expect(summary.turns.map((t) => t.agent_text)).toEqual(['The assistant is unavailable.', 'We are closed, bye.']);
+    expect(summary.turns.map((t) => t.agentText)).toEqual(['The assistant is unavailable.', 'We are closed, bye.']);
     expect(events.filter((e) => e.type === 'assistant-unavailable')).toEqual([
       { type: 'assistant-unavailable', stage: 'thinking', failures: 1, line: 'The assistant is unavailable.', hangup: false },
       { type: 'assistant-unavailable', stage: 'thinking', failures: 2, line: 'We are closed, bye.', hangup: true },

@@ -1,19 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { interimEveryMsOf, modeSettings, VoiceAgent, type AgentEvent, type AgentMode } from '../src/agent/index.js';
+import { interimEveryMsOf, modeSettings, VoiceAgent, type AgentEvent, type AgentMode, type ModeSettings } from '../src/agent/index.js';
 import { VirtualClock } from '../src/pipeline/index.js';
 import { FileTransport } from '../src/transports/file/file-transport.js';
 import { AmplitudeStt, callerTrack, EnergyVad, FixedDialogue, ToneTts } from './agent-doubles.js';
 
 /** The same call (one caller line, 500-1100 ms) in a mode; recognition is set up as the stacks do it for that mode. */
-async function callIn(mode: AgentMode) {
+async function callIn(mode: AgentMode, overrides: Partial<ModeSettings> = {}) {
   const clock = new VirtualClock();
-  const settings = modeSettings(mode);
+  const settings = modeSettings(mode, overrides);
   const agent = new VoiceAgent({
     dialogue: new FixedDialogue((input) => `you said ${input.userText}.`),
     stt: new AmplitudeStt(interimEveryMsOf(settings)),
     tts: new ToneTts(),
     vad: () => new EnergyVad(),
     mode,
+    modeSettings: overrides,
     clock,
     greet: false,
   });
@@ -49,8 +50,16 @@ describe('turn-taking modes on the same call', () => {
     expect(interims(balanced.events)).toEqual([]);
     expect(low.turn.metrics.preemptive).toBe(true);
     expect(balanced.turn.metrics.preemptive).toBeUndefined();
-    expect(low.turn.agent_text).toBe('you said hello there.');
-    expect(balanced.turn.agent_text).toBe('you said hello there.');
+    expect(low.turn.agentText).toBe('you said hello there.');
+    expect(balanced.turn.agentText).toBe('you said hello there.');
+  });
+
+  it('balanced never starts the reply before the endpoint, even with interim transcripts turned on', async () => {
+    const balanced = await callIn('balanced', { interimTranscripts: true, interimEveryMs: 96 });
+    expect(balanced.events.some((e) => e.type === 'transcript' && !e.final)).toBe(true);
+    expect(balanced.turn.metrics.preemptive).toBeUndefined();
+    // An interval alone does not turn interims on.
+    expect(interimEveryMsOf(modeSettings('balanced', { interimEveryMs: 96 }))).toBe(0);
   });
 
   it('low-latency answers the same caller sooner: voice-to-voice lower by about the endpoint difference', async () => {

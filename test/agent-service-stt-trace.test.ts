@@ -53,7 +53,7 @@ describe('agent -> speech service /v1/asr hop (service recognition, as `shoal ta
     exporter.reset();
     const { summary, requests } = await call(300);
     expect(summary.traceId).toBe(traceId);
-    expect(summary.turns[0]?.user_text).toBe('hello there');
+    expect(summary.turns[0]?.userText).toBe('hello there');
     // 900 ms of speech gives interims every 300 ms of audio plus the final request.
     expect(requests.length).toBeGreaterThanOrEqual(3);
     const asrSpans = exporter.getFinishedSpans().filter((s) => s.name === 'asr');

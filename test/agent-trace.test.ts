@@ -78,7 +78,7 @@ describe('one trace per call', () => {
     expect(summary.traceId).toBe(traceId);
     const spans = exporter.getFinishedSpans();
     const serviceAsr = spans.filter((s) => s.instrumentationScope.name === 'shoal.service' && s.name === 'asr');
-    expect(serviceAsr.length).toBeGreaterThanOrEqual(summary.turns.filter((t) => t.user_text).length);
+    expect(serviceAsr.length).toBeGreaterThanOrEqual(summary.turns.filter((t) => t.userText).length);
     expect(spans.filter((s) => s.spanContext().traceId !== traceId).map((s) => s.name)).toEqual([]);
     const agentAsrIds = new Set(spans.filter((s) => s.name === 'asr' && s.instrumentationScope.name !== 'shoal.service').map((s) => s.spanContext().spanId));
     for (const span of serviceAsr) expect(agentAsrIds.has(span.parentSpanContext!.spanId)).toBe(true);

@@ -34,7 +34,7 @@ describe('a call on a virtual clock', () => {
     const strip = (events: AgentEvent[]) => events.filter((e) => e.type !== 'turn-metrics' && e.type !== 'hangup');
     expect(strip(second.events)).toEqual(strip(first.events));
     expect(second.track).toEqual(first.track);
-    expect(first.summary.turns.map((t) => [t.turn, t.user_text, t.agent_text])).toEqual([
+    expect(first.summary.turns.map((t) => [t.turn, t.userText, t.agentText])).toEqual([
       [0, '', 'Hi there.'],
       [1, 'hello there', 'you said hello there.'],
       [2, 'please stop talking', 'you said please stop talking.'],
@@ -53,7 +53,7 @@ describe('a call on a virtual clock', () => {
 
   it('reprompts a silent caller and hangs up after the last reprompt', async () => {
     const { summary, events } = await call({ greet: true, userSilenceTimeoutMs: 3000, maxReprompts: 2 }, [], 1000, { minTailMs: 30_000 });
-    const spoken = summary.turns.map((t) => t.agent_text);
+    const spoken = summary.turns.map((t) => t.agentText);
     expect(spoken).toEqual(['Hi there.', 'Are you still there?', 'Are you still there?', 'Thank you for calling. Goodbye.']);
     expect(events.at(-1)?.type).toBe('hangup');
     expect(summary.reason).toBe('agent ended the call');
@@ -61,7 +61,7 @@ describe('a call on a virtual clock', () => {
 
   it('ends the call at the maximum call length with the goodbye line', async () => {
     const { summary } = await call({ greet: false, maxCallMs: 2500, userSilenceTimeoutMs: 60_000 }, [{ atMs: 500, ms: 600, amplitude: 5000 }], 6000);
-    expect(summary.turns.at(-1)?.agent_text).toBe('Thank you for calling. Goodbye.');
+    expect(summary.turns.at(-1)?.agentText).toBe('Thank you for calling. Goodbye.');
     expect(summary.durationMs).toBeLessThan(6000);
   });
 
@@ -75,11 +75,11 @@ describe('a call on a virtual clock', () => {
     const { summary, events } = await call({ dialogue, greet: false });
     expect(events.some((e) => e.type === 'error' && e.stage === 'dialogue')).toBe(true);
     // The fallback line answers the failed turn (the caller may cut it short); the next turn works again.
-    expect(summary.turns[0]!.user_text).toBe('hello there');
-    expect(failureDefaults.lines.thinking.startsWith(summary.turns[0]!.agent_text)).toBe(true);
+    expect(summary.turns[0]!.userText).toBe('hello there');
+    expect(failureDefaults.lines.thinking.startsWith(summary.turns[0]!.agentText)).toBe(true);
     expect(events.find((e) => e.type === 'assistant-unavailable')).toMatchObject({ stage: 'thinking', failures: 1, hangup: false });
-    expect(summary.turns[0]!.agent_text.length).toBeGreaterThan(10);
-    expect(summary.turns[1]).toMatchObject({ turn: 2, user_text: 'please stop talking', agent_text: 'you said please stop talking.' });
+    expect(summary.turns[0]!.agentText.length).toBeGreaterThan(10);
+    expect(summary.turns[1]).toMatchObject({ turn: 2, userText: 'please stop talking', agentText: 'you said please stop talking.' });
     expect(summary.errors).toBe(1);
   });
 });

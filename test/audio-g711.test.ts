@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { decodeALaw, decodeMuLaw, encodeALaw, encodeMuLaw, rmsDbfs } from '../src/audio/index.js';
 import { speech } from './audio-signal.js';
@@ -14,7 +15,22 @@ function snrDb(reference: Int16Array, decoded: Int16Array): number {
   return 10 * Math.log10(signal / noise);
 }
 
+/** Every code decoded by an independent implementation (sox), kept as a fixture. */
+const soxDecoded = JSON.parse(readFileSync(new URL('./fixtures/audio/g711-sox-decode.json', import.meta.url), 'utf8')) as { muLaw: number[]; aLaw: number[] };
+const everyCode = Uint8Array.from({ length: 256 }, (_, i) => i);
+
 describe('G.711 companding', () => {
+  it('decodes every code to the same value as sox, for both laws', () => {
+    expect(Array.from(decodeMuLaw(everyCode))).toEqual(soxDecoded.muLaw);
+    expect(Array.from(decodeALaw(everyCode))).toEqual(soxDecoded.aLaw);
+  });
+
+  it('codes silence as positive zero and keeps the sign of the smallest negative sample', () => {
+    expect(Array.from(encodeMuLaw(Int16Array.from([0, -1, 1, 32767, -32768])))).toEqual([0xff, 0x7f, 0xff, 0x80, 0x00]);
+    expect(encodeALaw(Int16Array.from([0]))[0]).toBe(0xd5);
+    expect(encodeALaw(Int16Array.from([-1]))[0]).toBe(0x55);
+  });
+
   it('mu-law: every 16-bit value round-trips within half a quantisation step of its segment', () => {
     const decoded = decodeMuLaw(encodeMuLaw(everySample));
     for (let i = 0; i < everySample.length; i++) {

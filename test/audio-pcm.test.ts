@@ -2,12 +2,15 @@ import { describe, expect, it } from 'vitest';
 import {
   applyGainDb,
   bytesToInt16,
+  concatSamples,
+  linearToDb,
   float32ToInt16,
   gatedLoudnessDb,
   int16ToBytes,
   int16ToFloat32,
   normalizeLoudness,
   peak,
+  rms,
   rmsDbfs,
 } from '../src/audio/index.js';
 import { speech } from './audio-signal.js';
@@ -55,5 +58,31 @@ describe('PCM helpers', () => {
     const { samples } = normalizeLoudness(voice, 16000, { targetDb: -3, peakCeilingDb: -1 });
     expect(20 * Math.log10(peak(samples))).toBeLessThanOrEqual(-0.99);
     expect(normalizeLoudness(new Int16Array(1000), 16000).gainDb).toBe(0);
+  });
+
+  it('measures the peak of either sign, the RMS of nothing as 0 and of silence as -Infinity dB', () => {
+    expect(peak(Int16Array.from([100, -16384, 8192]))).toBe(0.5);
+    expect(peak(Int16Array.from([-100, 16384, -8192]))).toBe(0.5);
+    expect(peak(Int16Array.from([-32768]))).toBe(1);
+    expect(peak(new Int16Array(0))).toBe(0);
+    expect(rms(new Int16Array(0))).toBe(0);
+    expect(rms(Int16Array.from([16384, -16384]))).toBe(0.5);
+    expect(rmsDbfs(new Int16Array(10))).toBe(-Infinity);
+    expect(linearToDb(0)).toBe(-Infinity);
+    expect(linearToDb(1)).toBe(0);
+  });
+
+  it('clips at exactly the 16-bit limits, both ways', () => {
+    expect(Array.from(applyGainDb(Int16Array.from([32767, -32768, 16384, -16384]), 20 * Math.log10(2)))).toEqual([32767, -32768, 32767, -32768]);
+    expect(Array.from(float32ToInt16(Float32Array.from([1, -1, 2, -2])))).toEqual([32767, -32768, 32767, -32768]);
+    expect(Array.from(int16ToFloat32(Int16Array.from([-32768, 16384])))).toEqual([-1, 0.5]);
+  });
+
+  it('joins sample buffers into one copy, in order', () => {
+    const shared = Int16Array.from([1, 2, 3, 4]);
+    const joined = concatSamples([shared.subarray(2), Int16Array.from([9]), new Int16Array(0), shared.subarray(0, 1)]);
+    expect(Array.from(joined)).toEqual([3, 4, 9, 1]);
+    shared[2] = 7;
+    expect(joined[0]).toBe(3);
   });
 });

@@ -1,17 +1,17 @@
 import { firstValueFrom, from, Observable, Subject, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import type { AgentEvent, TextToSpeech, Transport, TurnReport } from '../src/agent/index.js';
+import { newTurnReport, type AgentEvent, type TextToSpeech, type Transport, type TurnReport } from '../src/agent/index.js';
 import type { AudioFrame } from '../src/audio/index.js';
 import { SpokenCaptions, toBrowserMessages, type ServerMessage } from '../src/transports/browser/index.js';
 
 function report(turn: number, user: string, agent: string, interrupted = false): TurnReport {
-  return {
+  return newTurnReport({
     turn,
-    user_text: user,
-    agent_text: agent,
+    userText: user,
+    agentText: agent,
     interrupted,
     metrics: { interrupted, endpointingMs: 500, endOfSpeechToFinalMs: 120, dialogueFirstTokenMs: 15, ttsFirstAudioMs: 90, voiceToVoiceMs: 760 },
-  };
+  });
 }
 
 describe('agent events → browser messages', () => {

@@ -12,7 +12,7 @@ import {
   type LiveEvent,
 } from '../src/client/index.js';
 import { BuiltinVoices, createSpeechService, type SpeechService } from '../src/service/index.js';
-import { openAccountServices, type AccountServices } from '../src/service/store/index.js';
+import { formatMicros, openAccountServices, type AccountServices } from '../src/service/store/index.js';
 
 const DEV_KEY = 'client-test-dev-key';
 const SAMPLE = new URL('./fixtures/speech/slt_01.wav', import.meta.url).pathname;
@@ -209,6 +209,10 @@ describe('client against shoal serve', () => {
     const pkg = await client.wallet.package();
     expect(typeof pkg.balance).toBe('number');
     const credit = await client.wallet.apiCredit();
-    expect(Number(credit.credit)).toBeGreaterThan(0);
+    // The dev user starts with 100 credits, less what the tests before spent: the wallet shows the exact balance.
+    const dev = (await accounts.stores.accounts.getUser('dev'))!;
+    expect(credit.credit).toBe(formatMicros(dev.creditMicros));
+    expect(dev.creditMicros).toBeLessThanOrEqual(100_000_000);
+    expect(credit.user_id).toBe('dev');
   });
 });

@@ -8,7 +8,7 @@ const fixtures = speechFixtures();
 afterAll(() => engine.shutdown());
 
 describe('pocketsphinx recognition', () => {
-  test('transcribes the fixture speech with a word error rate under 25%', async () => {
+  test('transcribes the fixture speech with a word error rate under 10%', async () => {
     let errors = 0;
     let words = 0;
     for (const fixture of fixtures) {
@@ -18,7 +18,8 @@ describe('pocketsphinx recognition', () => {
       words += wer.words;
     }
     console.log(`pocketsphinx WER on ${fixtures.length} fixtures: ${((100 * errors) / words).toFixed(1)}%`);
-    expect(errors / words).toBeLessThan(0.25);
+    // Measured 6.6 % WER on these 8 fixtures; the bound is 1.5 times that.
+    expect(errors / words).toBeLessThan(0.1);
   });
 
   test('gives word times in ms inside the utterance, in order', async () => {

@@ -189,6 +189,9 @@ describe('a LiveKit job: one call in one room', () => {
 
     const refused = new CallJob(assigned('locked'), { agent: agentWith(new FixedDialogue('fine')), connect: () => Promise.reject(new Error('401 invalid token')) });
     await expect(refused.joined).rejects.toThrow('401');
+    const stuck = new CallJob(assigned('slow'), { agent: agentWith(new FixedDialogue('fine')), connect: () => new Promise(() => undefined) });
+    stuck.terminate('worker drain timed out');
+    expect(await stuck.ended).toEqual({ error: 'worker drain timed out before joining room slow' });
     expect(await refused.ended).toEqual({ error: 'could not join room locked: 401 invalid token' });
   });
 });

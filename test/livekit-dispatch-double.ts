@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { createServer, type Server } from 'node:http';
 import { Job, JobAssignment, Room, ServerMessage, WorkerMessage } from '@livekit/protocol';
 import { TokenVerifier } from 'livekit-server-sdk';
@@ -23,6 +24,7 @@ export class DispatchServerDouble {
   /** Authorization failures, as the server would answer them. */
   readonly refused: string[] = [];
   private server!: Server;
+  private readonly held: Duplex[] = [];
   private wss!: WebSocketServer;
   private workers = 0;
   private waiters: Array<() => void> = [];
@@ -39,8 +41,15 @@ export class DispatchServerDouble {
 
   private async listen(): Promise<void> {
     this.wss = new WebSocketServer({ noServer: true });
-    this.server = createServer((_req, res) => res.writeHead(404).end());
+    this.server = createServer((request, res) => {
+      // Room signalling is not part of this double: a room join hangs, as against an unreachable room server.
+      if (!request.url?.startsWith('/rtc')) res.writeHead(404).end();
+    });
     this.server.on('upgrade', (request, socket, head) => {
+      if (request.url?.startsWith('/rtc')) {
+        this.held.push(socket);
+        return;
+      }
       void this.authorize(request.url ?? '', request.headers.authorization).then((problem) => {
         if (problem) {
           this.refused.push(problem);
@@ -130,6 +139,7 @@ export class DispatchServerDouble {
 
   async close(): Promise<void> {
     for (const ws of this.connections) ws.terminate();
+    for (const socket of this.held) socket.destroy();
     this.wss.close();
     this.server.closeAllConnections();
     await new Promise((resolve) => this.server.close(resolve));

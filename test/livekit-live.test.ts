@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { firstValueFrom, filter, take, toArray } from 'rxjs';
 import { createFrame } from '../src/audio/frame.js';
-import { connectRoom, createAgentToken } from '../src/transports/livekit/index.js';
+import { AgentDispatchClient } from 'livekit-server-sdk';
+import { VoiceAgent } from '../src/agent/index.js';
+import { callJobRunner, connectRoom, createAgentToken, LiveKitWorker, liveKitNames, type WorkerEvent } from '../src/transports/livekit/index.js';
+import { AmplitudeStt, EnergyVad, FixedDialogue, ToneTts } from './agent-doubles.js';
 
 const url = process.env.LIVEKIT_URL;
 const apiKey = process.env.LIVEKIT_API_KEY;
@@ -13,7 +16,7 @@ describe.skipIf(!url || !apiKey || !apiSecret)('LiveKit room link against a live
     const rtc = await import('@livekit/rtc-node');
     const room = `shoal-live-test-${Date.now()}`;
     const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
-    const callerToken = await createAgentToken({ apiKey: apiKey!, apiSecret: apiSecret!, room, identity: 'caller', attributes: { traceparent } });
+    const callerToken = await createAgentToken({ apiKey: apiKey!, apiSecret: apiSecret!, room, identity: 'caller', attributes: { traceparent }, kind: 'standard' });
     const agentToken = await createAgentToken({ apiKey: apiKey!, apiSecret: apiSecret!, room, identity: 'agent' });
 
     const caller = new rtc.Room();
@@ -50,4 +53,54 @@ describe.skipIf(!url || !apiKey || !apiSecret)('LiveKit room link against a live
     await link.disconnect();
     await caller.disconnect();
   }, 60_000);
+
+  it('full path: the worker registers, is dispatched to a room, greets the caller once there, transcribes and reports state', async () => {
+    const rtc = await import('@livekit/rtc-node');
+    const agentName = `shoal-live-${Date.now()}`;
+    const room = `shoal-dispatch-${Date.now()}`;
+    const events: WorkerEvent[] = [];
+    const worker = new LiveKitWorker({
+      url: url!,
+      apiKey: apiKey!,
+      apiSecret: apiSecret!,
+      agentName,
+      capacity: 2,
+      runJob: callJobRunner({
+        agent: new VoiceAgent({ dialogue: new FixedDialogue('fine', 'Hello from the worker'), stt: new AmplitudeStt(), tts: new ToneTts(), vad: () => new EnergyVad(), mode: 'low-latency' }),
+      }),
+    });
+    worker.events$.subscribe((event) => events.push(event));
+    await worker.start();
+    expect(worker.workerId).toBeTruthy();
+
+    await new AgentDispatchClient(url!, apiKey!, apiSecret!).createDispatch(room, agentName);
+    const caller = new rtc.Room();
+    const transcripts: Array<{ text: string; attributes: Record<string, string>; from: string }> = [];
+    caller.registerTextStreamHandler(liveKitNames.transcriptionTopic, (reader, participant) => {
+      void reader.readAll().then((text) => transcripts.push({ text, attributes: reader.info.attributes ?? {}, from: participant.identity }));
+    });
+    const heard = new Promise<void>((resolve) => {
+      caller.on(rtc.RoomEvent.TrackSubscribed, (track) => {
+        void (async () => {
+          const reader = new rtc.AudioStream(track, { sampleRate: 16000, numChannels: 1 }).getReader();
+          for (let next = await reader.read(); !next.done; next = await reader.read()) {
+            if (next.value.data.some((sample) => Math.abs(sample) > 1000)) return resolve();
+          }
+        })();
+      });
+    });
+    const callerToken = await createAgentToken({ apiKey: apiKey!, apiSecret: apiSecret!, room, identity: 'live-caller', kind: 'standard' });
+    await caller.connect(url!, callerToken, { autoSubscribe: true, dynacast: false });
+    await heard;
+    const agent = [...caller.remoteParticipants.values()].find((p) => p.identity.startsWith('agent-'))!;
+    expect(agent.kind).toBe(rtc.ParticipantKind.AGENT);
+    expect(agent.attributes['lk.agent.name']).toBe(agentName);
+    await expect.poll(() => agent.attributes[liveKitNames.agentState], { timeout: 10_000 }).toBe('listening');
+    await expect.poll(() => transcripts.find((t) => t.from === agent.identity)?.text, { timeout: 10_000 }).toBe('Hello from the worker');
+
+    await caller.disconnect();
+    await expect.poll(() => events.some((e) => e.type === 'job-ended'), { timeout: 15_000 }).toBe(true);
+    expect(events.find((e) => e.type === 'job-ended')).not.toHaveProperty('error', expect.any(String));
+    await worker.close();
+  }, 90_000);
 });

@@ -90,7 +90,8 @@ describe('LiveKit agent token', () => {
     const { payload } = await jwtVerify(token, new TextEncoder().encode('a-secret-of-enough-length-123456'));
     expect(payload.sub).toBe('shoal-agent');
     expect(payload.iss).toBe('APIkey');
-    expect(payload.video).toMatchObject({ room: 'demo', roomJoin: true, canPublish: true, canSubscribe: true });
+    expect(payload.video).toMatchObject({ room: 'demo', roomJoin: true, canPublish: true, canSubscribe: true, canUpdateOwnMetadata: true });
+    expect(payload['kind']).toBe('agent');
     await expect(jwtVerify(token, new TextEncoder().encode('wrong-secret-wrong-secret-wrong!'))).rejects.toThrow();
   });
 });

@@ -66,7 +66,8 @@ describe('POST /v1/asr', () => {
     }
     const wer = errors / words;
     console.log(`ASR over ${manifest.length} fixtures: WER ${(wer * 100).toFixed(1)}%\n  ${lines.join('\n  ')}`);
-    expect(wer).toBeLessThan(0.35);
+    // Measured 6.6 % WER (the same pocketsphinx set-up as engines-asr); the bound is 1.5 times that.
+    expect(wer).toBeLessThan(0.1);
   });
 
   it('accepts the multipart body under the alias content type application/form-data', async () => {
@@ -130,6 +131,8 @@ describe('POST /v1/asr', () => {
   it('answers 400 for audio under one second, naming the minimum', async () => {
     const short = encodeWav(new Int16Array(8000), 16000);
     await expectError(await multipart(short), 400, /0\.5 s long; send at least 1 s/);
+    const justUnder = encodeWav(new Int16Array(15_999), 16000);
+    await expectError(await multipart(justUnder), 400, /is 0\.999 s long; send at least 1 s/);
   });
 
   it.skipIf(!hasSox)('answers 400 for audio over 60 minutes', async () => {

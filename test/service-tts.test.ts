@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseWav } from '../src/audio/index.js';
+import { analyzeVoice } from '../src/engines/index.js';
 import { decodeOutput, postJson, postMsgpack, readTimed, startService, type RunningService } from './service-harness.js';
 
 const sentence = 'The quick brown fox jumps over the lazy dog near the quiet river bank.';
@@ -146,6 +147,13 @@ describe('POST /v1/tts voice and prosody', () => {
     const first = await pcm({ text: 'Hello there.', reference_id: 'slt' });
     const second = await pcm({ text: 'Hi, how are you?', reference_id: 'rms' });
     expect(Math.abs(both.durationMs - (first.durationMs + second.durationMs))).toBeLessThan(400);
+    // Which voice speaks where: the first part has slt's pitch, the rest rms's (measured 170 Hz and 101 Hz alone).
+    const split = Math.round((first.durationMs * 16000) / 1000);
+    const pitch = (samples: Int16Array) => analyzeVoice(samples, 16000).pitchHz;
+    const [slt, rms] = [pitch(first.samples), pitch(second.samples)];
+    expect(Math.abs(pitch(both.samples.subarray(0, split)) - slt) / slt).toBeLessThan(0.1);
+    expect(Math.abs(pitch(both.samples.subarray(split)) - rms) / rms).toBeLessThan(0.1);
+    expect(slt).toBeGreaterThan(rms * 1.4);
   });
 
   it('accepts sampling parameters that a deterministic engine does not use', async () => {

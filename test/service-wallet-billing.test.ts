@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { formatMicros, priceOf } from '../src/service/store/index.js';
+import { connectLive } from './service-live-client.js';
 import { authHeaders, fixture, modelForm, startHarness, type Harness, type TestUser } from './service-store-harness.js';
 
 let h: Harness | undefined;
@@ -112,6 +113,23 @@ describe('billing', () => {
     const wallet = await fetch(`${h.url}/wallet/self/api-credit`, { headers: authHeaders(poor) });
     expect(wallet.status).toBe(200);
     expect(await upgrade(h, { id: 'x', key: 'sk_wrong' })).toBe(401);
+  });
+
+  it('ends an open live session within a second of its key being revoked', async () => {
+    h = await startHarness();
+    const { hashKeySecret } = await import('../src/service/store/index.js');
+    const key = await h.services.stores.accounts.createKey({ userId: 'alice', name: 'laptop', secretHash: hashKeySecret('sk_laptop') });
+    const client = await connectLive(`${h.url.replace('http', 'ws')}/v1/tts/live`, { authorization: 'Bearer sk_laptop' });
+    client.send({ event: 'start', request: { text: '', format: 'pcm' } });
+    client.send({ event: 'text', text: 'Hello there.' });
+    client.send({ event: 'flush' });
+    await client.waitFor((event) => event.event === 'audio');
+    const revokedAt = performance.now();
+    expect(await h.services.stores.accounts.revokeKey(key.id)).toBe(true);
+    const error = await client.waitFor((event) => event.event === 'error');
+    expect(error.error).toMatchObject({ status: 401, message: expect.stringMatching(/revoked or has expired/) });
+    expect((await client.closed).code).toBe(1008);
+    expect(performance.now() - revokedAt).toBeLessThan(1000);
   });
 
   it('answers 401 for revoked and expired keys on HTTP and on the WebSocket upgrade', async () => {

@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseWav } from '../src/audio/index.js';
+import { spanAttributePattern } from '../src/tracing/index.js';
+import { startCollector } from './otlp-collector.js';
 
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'shoal-talk-'));
@@ -34,10 +36,28 @@ describe('shoal talk', () => {
     expect(firstSound / 8000).toBeLessThan(0.5);
   }, 300_000);
 
-  it('prints a readable transcript per turn without --json', async () => {
-    const { stdout } = await run('node', ['bin/shoal.js', 'talk', '--in', fixture('support-16k.wav'), '--agent', 'support', '--fast'], { timeout: 240_000 });
-    expect(stdout).toMatch(/turn 1\ncaller: .*account/);
-    expect(stdout).toMatch(/call ended \(.*\) after [\d.]+ s: \d+ turns/);
+  it('prints a readable transcript per turn and, with OTEL_EXPORTER_OTLP_ENDPOINT set, delivers the call\'s spans (one trace) to an OTLP collector', async () => {
+    const collector = await startCollector();
+    try {
+      const { stdout } = await run('node', ['bin/shoal.js', 'talk', '--in', fixture('support-16k.wav'), '--agent', 'support', '--fast'], {
+        timeout: 240_000,
+        env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_SERVICE_NAME: 'talk-under-test' },
+      });
+      expect(stdout).toMatch(/turn 1\ncaller: .*account/);
+      expect(stdout).toMatch(/call ended \(.*\) after [\d.]+ s: \d+ turns/);
+      const traceId = /trace ([0-9a-f]{32})/.exec(stdout)?.[1];
+      const resources = collector.exports.flatMap((e) => e.resourceSpans);
+      const serviceNames = new Set(resources.map((r) => r.resource.attributes.find((a) => a.key === 'service.name')?.value.stringValue));
+      expect([...serviceNames]).toEqual(['talk-under-test']);
+      const spans = resources.flatMap((r) => r.scopeSpans.flatMap((scope) => scope.spans));
+      const names = new Set(spans.map((span) => span.name));
+      for (const name of ['call', 'turn', 'asr', 'dialogue', 'tts', 'tts.live']) expect(names).toContain(name);
+      expect(new Set(spans.map((span) => span.traceId))).toEqual(new Set([traceId]));
+      const attributes = new Set(spans.flatMap((span) => (span.attributes ?? []).map((a) => a.key)).filter((key) => key.startsWith('shoal.')));
+      expect([...attributes].filter((key) => !spanAttributePattern.test(key))).toEqual([]);
+    } finally {
+      await new Promise((resolve) => collector.server.close(resolve));
+    }
   }, 300_000);
 
   it('a missing input file is a clear error and writes nothing', async () => {

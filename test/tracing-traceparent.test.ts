@@ -18,13 +18,35 @@ describe('traceparent', () => {
     ['forbidden version ff', 'ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'],
     ['short trace id', '00-4bf92f3577b34da6a3ce929d0e0e47-00f067aa0ba902b7-01'],
     ['non-hex', '00-4bf92f3577b34da6a3ce929d0e0e473z-00f067aa0ba902b7-01'],
+    ['non-hex version', '0g-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'],
+    ['non-hex parent id', '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902bz-01'],
+    ['non-hex flags', '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-0x'],
+    ['one-digit version', '0-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'],
+    ['short parent id', '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902-01'],
+    ['one-digit flags', '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-1'],
+    ['leading text', 'x00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'],
+    ['trailing text', '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01x'],
   ])('rejects a %s header', (_name, header) => {
     expect(parseTraceparent(header)).toBeNull();
+  });
+
+  it('accepts surrounding spaces, upper-case hex, other flags, and ids that only start or end with zeros', () => {
+    expect(parseTraceparent(`  ${valid.toUpperCase()} `)).toEqual({ traceId: '4bf92f3577b34da6a3ce929d0e0e4736', parentId: '00f067aa0ba902b7', flags: 1 });
+    expect(parseTraceparent('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00')?.flags).toBe(0);
+    expect(parseTraceparent('00-00000000000000000000000000000001-1000000000000000-03')).toEqual({
+      traceId: '00000000000000000000000000000001',
+      parentId: '1000000000000000',
+      flags: 3,
+    });
+    expect(parseTraceparent('00-10000000000000000000000000000000-0000000000000001-01')?.traceId).toBe('10000000000000000000000000000000');
+    expect(formatTraceparent({ traceId: '4bf92f3577b34da6a3ce929d0e0e4736', parentId: '00f067aa0ba902b7', flags: 0 })).toMatch(/-00$/);
   });
 
   it('makes fresh ids of the right size that parse', () => {
     const header = formatTraceparent({ traceId: newTraceId(), parentId: newSpanId(), flags: 1 });
     expect(parseTraceparent(header)).not.toBeNull();
+    expect(newTraceId()).toMatch(/^[0-9a-f]{32}$/);
+    expect(newSpanId()).toMatch(/^[0-9a-f]{16}$/);
     expect(newTraceId()).not.toBe(newTraceId());
   });
 });

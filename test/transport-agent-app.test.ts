@@ -74,11 +74,11 @@ describe('shoal agent: the app behind the demo page', () => {
       const due = started + (chunk + 1) * 20;
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - Date.now())));
     }
-    await expect.poll(() => sessions.at(-1)?.turns.some((t) => t.user_text), { timeout: 15_000 }).toBe(true);
+    await expect.poll(() => sessions.at(-1)?.turns.some((t) => t.userText), { timeout: 15_000 }).toBe(true);
     const call = sessions.at(-1)!;
     expect(call.session.traceId).toBe(traceparent.split('-')[1]);
-    const answered = call.turns.find((t) => t.user_text)!;
-    expect(answered.user_text.trim().length).toBeGreaterThan(0);
+    const answered = call.turns.find((t) => t.userText)!;
+    expect(answered.userText.trim().length).toBeGreaterThan(0);
     expect(answered.metrics.voiceToVoiceMs).toBeGreaterThan(0);
     const agentAudio = decodeMuLaw(new Uint8Array(Buffer.concat(media)));
     expect(agentAudio.length / 8000).toBeGreaterThan(1);

@@ -3,7 +3,7 @@ import { context, trace, type Context } from '@opentelemetry/api';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { Dialogue, DialogueInput, DialogueOutput } from '../../src/agent/index.js';
 import { toChatMessages, toolResultContent } from './chat-messages.js';
-import { CompletionStream, outgoingTraceparent, type ChatEndpoint, type CompletionEvent, type RetryOptions, type WireToolCall } from './completion-stream.js';
+import { CompletionStream, outgoingTraceparent, type ChatEndpoint, type CompletionEvent, type RetryOptions } from './completion-stream.js';
 import { EXPECT_TOOL, expectationsOf, expectTool } from './expect-tool.js';
 import { runTool, toolDefinition, type ChatTool, type ToolOutcome } from './tools.js';
 
@@ -145,7 +145,7 @@ export class ChatCompletionDialogue implements Dialogue {
           if (expectations) out.next({ type: 'expect', expectations });
         }
         const context = { callId: call.id, signal, traceparent: outgoingTraceparent(traceContext), ...(input.callId ? { conversationId: input.callId } : {}) };
-        const outcome: ToolOutcome = args.value ? await runTool({ ...tool, run: tool.run }, args.value, context) : { error: args.error };
+        const outcome: ToolOutcome = args.value ? await runTool(tool.run, args.value, context) : { error: args.error };
         if (signal.aborted) return;
         out.next({ type: 'tool-call', id: call.id, name, arguments: args.value ?? {}, ...outcome });
         messages.push({ role: 'tool', tool_call_id: call.id, content: toolResultContent(outcome) });
@@ -169,4 +169,3 @@ function parseArguments(raw: string): { value: Record<string, unknown>; error?: 
   return { error: `the arguments are not a JSON object: ${raw.slice(0, 120)}` };
 }
 
-export type { WireToolCall };

@@ -32,7 +32,7 @@ export function toChatMessages(history: readonly ConversationMessage[]): ChatCom
 }
 
 function assistantMessage(message: ConversationMessage): ChatCompletionAssistantMessageParam {
-  return { role: 'assistant', content: message.interrupted ? `${message.text} [interrupted by the caller]` : message.text };
+  return { role: 'assistant', content: message.interrupted ? `${message.text} [interrupted by the caller]`.trim() : message.text };
 }
 
 /** What the model reads as a tool's answer: the result as JSON, or `{"error": ...}` when it failed. */

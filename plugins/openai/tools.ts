@@ -71,9 +71,9 @@ export class ToolArgumentsError extends Error {
 export type ToolOutcome = { result: unknown } | { error: string };
 
 /** Runs a tool, turning a throw (or a rejected promise) into an error the model can read. */
-export async function runTool(tool: ChatTool & { run: NonNullable<ChatTool['run']> }, args: Record<string, unknown>, context: ToolContext): Promise<ToolOutcome> {
+export async function runTool(run: NonNullable<ChatTool['run']>, args: Record<string, unknown>, context: ToolContext): Promise<ToolOutcome> {
   try {
-    return { result: await tool.run(args, context) };
+    return { result: await run(args, context) };
   } catch (error) {
     return { error: error instanceof Error ? error.message : String(error) };
   }

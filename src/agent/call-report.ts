@@ -3,9 +3,18 @@ import { median, type SessionSummary, type TurnMetrics, type TurnReport } from '
 import type { AgentReply } from './reply.js';
 import { turnAttributes } from './tracing.js';
 
+/** A turn's report; the snake_case names of older releases read through as deprecated, non-enumerable getters. */
+export function newTurnReport(fields: Partial<Omit<TurnReport, 'user_text' | 'agent_text'>> = {}): TurnReport {
+  const report = { turn: 0, userText: '', agentText: '', interrupted: false, metrics: { interrupted: false }, ...fields };
+  return Object.defineProperties(report, {
+    user_text: { get: () => report.userText, enumerable: false },
+    agent_text: { get: () => report.agentText, enumerable: false },
+  }) as TurnReport;
+}
+
 /** Fills a turn's metrics from its reply; the framework's share is voice-to-voice minus the stages it waited for. */
 export function completeTurnMetrics(report: TurnReport, reply: AgentReply, agentText: string, finalWall?: number): void {
-  report.agent_text = agentText;
+  report.agentText = agentText;
   const m: TurnMetrics = report.metrics;
   m.dialogueFirstTokenMs = reply.dialogueFirstTokenMs;
   m.ttsFirstAudioMs = reply.ttsFirstAudioMs;

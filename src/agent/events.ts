@@ -20,10 +20,28 @@ export interface TurnMetrics {
 /** One finished turn as reported to applications and by `shoal talk --json`. */
 export interface TurnReport {
   turn: number;
+  userText: string;
+  agentText: string;
+  interrupted: boolean;
+  metrics: TurnMetrics;
+  /** @deprecated use `userText` (readable on reports the agent makes, never serialised). */
+  readonly user_text: string;
+  /** @deprecated use `agentText` (readable on reports the agent makes, never serialised). */
+  readonly agent_text: string;
+}
+
+/** A turn as `shoal talk --json` prints it (the wire keys of DESIGN.md): `{turn, user_text, agent_text, interrupted, metrics}`. */
+export interface TurnRecord {
+  turn: number;
   user_text: string;
   agent_text: string;
   interrupted: boolean;
   metrics: TurnMetrics;
+}
+
+/** The wire record of a turn report. */
+export function turnRecord(report: TurnReport): TurnRecord {
+  return { turn: report.turn, user_text: report.userText, agent_text: report.agentText, interrupted: report.interrupted, metrics: report.metrics };
 }
 
 export interface SessionSummary {

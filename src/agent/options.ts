@@ -1,4 +1,5 @@
 import type { Tracer } from '@opentelemetry/api';
+import type { Logger } from '../logging/index.js';
 import type { VoiceActivityDetector } from '../engines/index.js';
 import type { Clock } from '../pipeline/clock.js';
 import type { PlayoutOptions } from '../pipeline/playout.js';
@@ -52,6 +53,8 @@ export interface VoiceAgentOptions {
   /** Time source: wall clock by default; a VirtualClock makes a run deterministic. */
   clock?: Clock;
   tracer?: Tracer;
+  /** Each call logs through a child of this pino logger (call id, trace id): start, one line per turn, errors, end. */
+  logger?: Logger;
 }
 
 export const defaults = {

@@ -73,11 +73,9 @@ export class ReplyTools {
       messages.push({ role: 'tool', text: error ?? JSON.stringify(result ?? null), tool });
     }
     say(Number.POSITIVE_INFINITY);
-    if (interrupted) {
-      const last = messages.at(-1);
-      if (last?.role === 'agent') last.interrupted = true;
-      else messages.push({ role: 'agent', text: '', interrupted: true });
-    }
+    const last = messages.at(-1);
+    if (interrupted && last?.role === 'agent') last.interrupted = true;
+    else if (interrupted || messages.length === 0) messages.push({ role: 'agent', text: '', ...(interrupted ? { interrupted } : {}) });
     return messages;
   }
 

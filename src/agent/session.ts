@@ -6,7 +6,7 @@ import { WorkTracker } from '../pipeline/work.js';
 import type { CallSpeechToText, ConversationMessage, DialogueOutput, SpeechToText, Transport } from './contracts.js';
 import { inStage, type TurnStageError } from './errors.js';
 import type { AgentEvent, SessionSummary, TurnReport } from './events.js';
-import { CallRecord } from './call-report.js';
+import { CallRecord, newTurnReport } from './call-report.js';
 import { CallTimers } from './call-timers.js';
 import { callerVoice, utteranceAudio } from './caller-voice.js';
 import { FailurePolicy } from './failure-policy.js';
@@ -250,7 +250,7 @@ export class CallSession {
     this.pendingPreemptive = undefined;
     state.consumed = true;
     this.makeCurrent(active);
-    active.report.user_text = text;
+    active.report.userText = text;
     active.report.metrics.endOfSpeechToFinalMs = state.asrMs;
     active.report.metrics.endpointingMs = state.endpointingMs;
     this.history.push({ role: 'user', text });
@@ -273,7 +273,7 @@ export class CallSession {
     utterance ??= continues?.utterance;
     const turnSpan = continues?.turnSpan ?? utterance?.turnSpan ?? childSpan(o.tracer, 'turn', this.callCtx, { [spanAttributes.turnKind]: kind }).span;
     const ctx = continues || !utterance ? trace.setSpan(this.callCtx, turnSpan) : parent;
-    const report: TurnReport = continues?.report ?? { turn: 0, user_text: '', agent_text: '', interrupted: false, metrics: { interrupted: false } };
+    const report: TurnReport = continues?.report ?? newTurnReport();
     let active!: ActiveReply;
     const tools = new ReplyTools(++this.replies, speculative, () => report.turn || undefined, (event) => this.emit(event), (fate) => this.tracker.waitingFor(fate));
     const reply = new AgentReply(

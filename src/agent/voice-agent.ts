@@ -1,3 +1,4 @@
+import { logCall } from './call-log.js';
 import type { Transport } from './contracts.js';
 import type { VoiceAgentOptions } from './options.js';
 import { resolveAgentOptions, type ResolvedAgentOptions } from './resolve-options.js';
@@ -19,6 +20,7 @@ export class VoiceAgent {
   /** Starts a call on `transport`. The session begins on the next microtask, so subscribe to `events$` first. */
   handle(transport: Transport, overrides: Partial<Pick<VoiceAgentOptions, 'clock'>> = {}): CallSession {
     const session = new CallSession({ ...this.options, ...overrides } as ResolvedAgentOptions, transport);
+    if (this.options.logger) logCall(this.options.logger, session, { dialogue: this.options.dialogue.name, mode: this.options.mode });
     queueMicrotask(() => session.start());
     return session;
   }

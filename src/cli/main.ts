@@ -7,6 +7,7 @@ import { registerTalk } from './commands/talk.js';
 import { registerCall } from './commands/call.js';
 import { registerTts, registerAsr } from './commands/oneshot.js';
 import { startTelemetry } from './telemetry.js';
+import { registerLiveKit } from './commands/livekit.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url.replace('/dist/src/', '/src/')), 'utf8')) as {
   version: string;
@@ -23,6 +24,7 @@ Examples:
   shoal agent                         demo agent in the browser at http://127.0.0.1:3000
   shoal serve --dev-key dev           the speech service on http://127.0.0.1:8080
   shoal talk --in call.wav --json     play a recorded caller into the agent
+  shoal livekit                       a worker on LiveKit's agent dispatch ($LIVEKIT_URL, _API_KEY, _API_SECRET)
   shoal call +14155550100 --from +14155550199 --public-url https://abc.ngrok.app
                                       call a phone through Twilio and let the agent talk
   shoal tts "Hello there" -o hi.wav   one-shot synthesis`,
@@ -33,6 +35,7 @@ registerKeys(program);
 registerCredit(program);
 registerAgent(program);
 registerTalk(program);
+registerLiveKit(program);
 registerCall(program);
 registerTts(program);
 registerAsr(program);

@@ -1,4 +1,5 @@
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, Option } from 'commander';
+import { logLevels, type LogLevel } from '../logging/index.js';
 
 export function parsePort(value: string): number {
   const port = Number(value);
@@ -18,4 +19,9 @@ export function parsePositiveInteger(value: string): number {
   const number = Number(value);
   if (!Number.isInteger(number) || number <= 0) throw new InvalidArgumentError('expected a whole number above 0.');
   return number;
+}
+
+/** The `--log-level` option every long-running command takes. */
+export function logLevelOption(fallback: LogLevel): Option {
+  return new Option('--log-level <level>', 'log level (logs are JSON lines on stderr, readable ones on a terminal)').choices(logLevels).default(fallback);
 }

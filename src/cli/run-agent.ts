@@ -6,7 +6,6 @@ import {
   type CallSession as AgentCallSession,
   type Dialogue,
   type Transport,
-  type TurnReport,
 } from '../agent/index.js';
 import { startEmbeddedService, type EmbeddedService } from '../service/index.js';
 import { SpokenCaptions, startDemoServer, toBrowserMessages, type DemoServer, type AgentListing } from '../transports/browser/index.js';
@@ -15,8 +14,9 @@ import { CallAdmission } from '../agent/admission.js';
 import { recordTurn, watchAdmission } from '../metrics/index.js';
 import { agents, createAgent, UnknownAgentError } from '../../agents/index.js';
 import { loadScript, ScriptedDialogue, type DialogueScript } from '../../plugins/index.js';
+import { createLogger, type Logger } from '../logging/index.js';
 import type { AgentCommandOptions } from './commands/agent.js';
-import { defaults as llmDefaults, llmDialogue } from './llm-options.js';
+import { defaults as llmDefaults, llmDialogue, type LlmCommandOptions } from './llm-options.js';
 import { parseTransferTargets, PhoneLines } from './phone-lines.js';
 
 /** A started `shoal agent`: the speech stack, the demo page and the transports. */
@@ -36,17 +36,17 @@ export interface AgentApp {
 export interface AgentAppHooks {
   /** Each call as it starts: its transport, the agent's session and what the caller asked for. */
   onCall?(call: { transport: Transport; session: AgentCallSession; request: CallRequest; agent: string }): void;
-  /** Lines for the operator (the command prints them); default: none. */
-  log?(line: string): void;
+  /** Where the app and each call log (a child per call); default: silent. */
+  logger?: Logger;
 }
 
 /** Where each call's dialogue comes from: a `--script` file, or the ready-made agents by name. */
-interface DialogueSource {
+export interface DialogueSource {
   listing: AgentListing;
   create(name: string | undefined): { name: string; dialogue: Dialogue };
 }
 
-async function dialogueSource(options: AgentCommandOptions): Promise<DialogueSource> {
+export async function dialogueSource(options: Pick<AgentCommandOptions, 'agent' | 'script'> & LlmCommandOptions): Promise<DialogueSource> {
   const llm = await llmDialogue(options);
   if (llm) {
     const description = `LLM ${options.llmModel ?? llmDefaults.model} at ${options.llmUrl}`;
@@ -77,7 +77,7 @@ async function dialogueSource(options: AgentCommandOptions): Promise<DialogueSou
 }
 
 /** The speech service the agents use: `--service-url` with its key, else the self-hosted one started here. */
-async function speechService(options: AgentCommandOptions): Promise<{ url: string; apiKey: string; embedded?: EmbeddedService }> {
+export async function speechService(options: Pick<AgentCommandOptions, 'serviceUrl' | 'apiKey'>): Promise<{ url: string; apiKey: string; embedded?: EmbeddedService }> {
   if (options.serviceUrl) {
     const apiKey = options.apiKey ?? process.env['FISH_API_KEY'] ?? process.env['SHOAL_API_KEY'];
     if (!apiKey) throw new MissingApiKeyError();
@@ -98,9 +98,10 @@ export class MissingApiKeyError extends Error {
 /** Starts the speech service, the agent stack, the demo page and the browser and telephony transports, in this process. */
 export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAppHooks = {}): Promise<AgentApp> {
   const source = await dialogueSource(options);
+  const logger = hooks.logger ?? createLogger({ level: 'silent' });
   const phone = new PhoneLines(
     { publicUrl: options.publicUrl, transferTargets: parseTransferTargets(options.transfer), defaultTransferTarget: options.transferTo, agent: source.listing.default, mode: options.mode },
-    (line) => log(line),
+    (line) => logger.info(line),
   );
   const service = await speechService(options);
   // One stack per turn-taking mode (the mode decides the recognizer's interim cadence), sharing the one service.
@@ -124,7 +125,6 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
     await closeStacks();
     throw error;
   }
-  const log = hooks.log ?? (() => undefined);
   const admission = new CallAdmission({ maxCalls: options.maxCalls });
   const unwatch = watchAdmission(admission);
 
@@ -135,9 +135,10 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
       port: options.port,
       agents: source.listing,
       routes: phone.routes,
+      guard: { allowedOrigins: options.allowOrigin ?? [], accessToken: options.accessToken ?? (process.env['SHOAL_AGENT_TOKEN'] || undefined) },
       streamTokens: phone.tokens,
       streamAccessKey: phone.accessKey,
-      onError: (error, where) => log(`${where}: ${error instanceof Error ? error.message : String(error)}`),
+      onError: (error, where) => logger.error({ err: error, where }, 'transport error'),
       readiness: {
         ready: () => admission.ready,
         describe: () => ({ draining: admission.draining, active: admission.active, capacity: admission.capacity, load: admission.load() }),
@@ -145,7 +146,7 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
       startCall: async (transport: Transport, request): Promise<CallSession> => {
         const slot = admission.admit();
         if (!slot) {
-          log(`call refused: ${admission.draining ? 'draining' : `all ${admission.capacity} lines in use`}`);
+          logger.warn({ draining: admission.draining, capacity: admission.capacity }, 'call refused');
           throw new AgentBusyError(admission.draining ? 'draining' : 'full', busyRetryAfterMs);
         }
         try {
@@ -175,25 +176,17 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
       // Pages get the agent's words as they are played, so the call's speech and playout are watched.
       const captions = new SpokenCaptions();
       const speech = captions.speech(stack.agentFor(dialogue).options.tts);
-      session = stack.agentFor(dialogue, { tts: speech }).handle(captions.transport(transport));
+      session = stack.agentFor(dialogue, { tts: speech, logger }).handle(captions.transport(transport));
       captions.follow(session.events$);
       session.events$.pipe(toBrowserMessages(captions.captions$)).subscribe((message) => send(message));
     } else {
-      session = stack.agentFor(dialogue).handle(transport);
+      session = stack.agentFor(dialogue, { logger }).handle(transport);
     }
     session.events$.subscribe((event) => {
-      if (event.type === 'turn-metrics') {
-        recordTurn(event.report.metrics);
-        log(describeTurn(event.report));
-      }
-      if (event.type === 'error') log(`${event.stage} error: ${event.message}`);
-      if (event.type === 'hangup') {
-        release();
-        log(`call ended: ${event.reason}`);
-      }
+      if (event.type === 'turn-metrics') recordTurn(event.report.metrics);
+      if (event.type === 'hangup') release();
     });
     phone.attach(transport, session);
-    log(`call started: agent ${name}, ${mode}, trace ${session.traceId}`);
     hooks.onCall?.({ transport, session, request, agent: name });
     return {
       agent: name,
@@ -206,7 +199,7 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
   }
   // The other mode's stack warms up in the background, so switching modes on the page does not wait for it.
   const otherMode: AgentMode = options.mode === 'balanced' ? 'low-latency' : 'balanced';
-  stackFor(otherMode).catch((error: unknown) => log(`${otherMode} mode unavailable: ${error instanceof Error ? error.message : String(error)}`));
+  stackFor(otherMode).catch((error: unknown) => logger.warn({ err: error }, `${otherMode} mode unavailable`));
   return {
     url: server.url,
     server,
@@ -221,16 +214,6 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
   };
 }
 
-function describeTurn(report: TurnReport): string {
-  const m = report.metrics;
-  const figures = [
-    m.voiceToVoiceMs !== undefined ? `voice-to-voice ${Math.round(m.voiceToVoiceMs)} ms` : undefined,
-    report.interrupted ? 'interrupted' : undefined,
-  ].filter(Boolean);
-  const caller = report.user_text ? `caller "${report.user_text}" → ` : '';
-  return `turn ${report.turn}: ${caller}agent "${report.agent_text}"${figures.length ? ` (${figures.join(', ')})` : ''}`;
-}
-
 /** A refused caller is told to try again after this long. */
 const busyRetryAfterMs = 30_000;
 
@@ -240,8 +223,9 @@ const busyRetryAfterMs = 30_000;
  * exits 0. A second signal stops at once.
  */
 export async function runAgentCommand(options: AgentCommandOptions): Promise<void> {
-  process.stdout.write('starting the speech service and the agent…\n');
-  const app = await startAgentApp(options, { log: (line) => process.stdout.write(`${line}\n`) });
+  const logger = createLogger({ level: options.logLevel ?? 'info' });
+  logger.info('starting the speech service and the agent');
+  const app = await startAgentApp(options, { logger });
   process.stdout.write(`Shoal demo agent: open ${app.url} and press Start call (up to ${app.admission.capacity} calls at once)\n`);
   for (const line of app.phone.describe(app.url)) process.stdout.write(`${line}\n`);
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
@@ -250,11 +234,11 @@ export async function runAgentCommand(options: AgentCommandOptions): Promise<voi
   });
   const drainTimeoutMs = options.drainTimeoutMs ?? 30_000;
   process.once(signal, () => {
-    process.stderr.write(`${signal} again: exiting without waiting\n`);
+    logger.warn(`${signal} again: exiting without waiting`);
     process.exit(130);
   });
-  process.stdout.write(`${signal}: draining (${app.admission.active} calls in progress, up to ${drainTimeoutMs} ms)…\n`);
+  logger.info({ signal, active: app.admission.active, drainTimeoutMs }, 'draining');
   await app.drain(drainTimeoutMs);
-  process.stdout.write(`stopping (${app.admission.active} calls cut)…\n`);
+  logger.info({ cut: app.admission.active }, 'stopping');
   await app.close();
 }

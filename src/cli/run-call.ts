@@ -2,6 +2,7 @@ import { isPhoneNumber } from '../transports/telephony/index.js';
 import type { CallCommandOptions } from './commands/call.js';
 import { PhoneSetupError } from './phone-lines.js';
 import { startAgentApp } from './run-agent.js';
+import { createLogger } from '../logging/index.js';
 
 /** `shoal call NUMBER`: starts the agent with its phone webhooks, places the call, and stops when the call has ended. */
 export async function runCallCommand(to: string, options: CallCommandOptions): Promise<void> {
@@ -10,7 +11,7 @@ export async function runCallCommand(to: string, options: CallCommandOptions): P
   if (!from) throw new PhoneSetupError('give the Twilio number to call from: --from +1… or TWILIO_FROM_NUMBER');
   const log = (line: string) => process.stdout.write(`${line}\n`);
   log('starting the speech service and the agent…');
-  const app = await startAgentApp(options, { log });
+  const app = await startAgentApp(options, { logger: createLogger({ level: options.logLevel ?? 'info' }) });
   try {
     const callId = await app.phone.dial(to, from, { machineDetection: options.machineDetection });
     const status = await Promise.race([

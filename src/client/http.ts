@@ -1,6 +1,6 @@
 import type { CallOptions, ResolvedClientOptions } from './defaults.js';
-import { ConnectionError, errorForStatus, MalformedResponseError, parseErrorBody, TimeoutError } from './errors.js';
-import { isRetryableStatus, retryDelayMs, sleep } from './retry.js';
+import { ConnectionError, errorForStatus, MalformedResponseError, parseErrorBody, SpeechClientError, TimeoutError } from './errors.js';
+import { isRetryableStatus, withRetries, type RetryPlan } from './retry.js';
 import { parseRetryAfter } from './errors.js';
 import { fetchWire, nodeWire, type Wire, type WireResponse } from './wire.js';
 
@@ -115,7 +115,13 @@ export class HttpTransport {
     const headers = this.baseHeaders({ ...request.headers, ...call.headers });
     if (request.body?.contentType) headers['content-type'] = request.body.contentType;
 
-    for (let retry = 0; ; retry++) {
+    const retryAfter = new WeakMap<object, number | undefined>();
+    const plan = {
+      ...this.retryPlan(maxRetries, call.signal),
+      retryable: (error: unknown) => error instanceof ConnectionError || (error instanceof SpeechClientError && error.status !== undefined && isRetryableStatus(error.status)),
+      retryAfterMs: (error: unknown) => (typeof error === 'object' && error ? retryAfter.get(error) : undefined),
+    };
+    return withRetries(async () => {
       if (isAbort(call.signal)) throw call.signal!.reason;
       const attempt = new Attempt(timeoutMs, call.signal);
       let response: WireResponse;
@@ -123,12 +129,7 @@ export class HttpTransport {
         response = await this.wire(url, { method: request.method, headers, body: request.body?.make(), signal: attempt.controller.signal });
       } catch (error) {
         attempt.close();
-        const translated = attempt.translate(error, request.what, 'before the response');
-        if (translated instanceof ConnectionError && retry < maxRetries) {
-          await sleep(retryDelayMs(retry, this.options.retryBaseDelayMs, this.options.retryMaxDelayMs), call.signal);
-          continue;
-        }
-        throw translated;
+        throw attempt.translate(error, request.what, 'before the response');
       }
       if (response.status >= 200 && response.status < 300) return openResponse(response, attempt, request.what);
 
@@ -142,28 +143,25 @@ export class HttpTransport {
         throw attempt.translate(error, request.what, 'while reading the error body');
       }
       attempt.close();
-      const retryAfter = response.headers.get('retry-after');
-      if (isRetryableStatus(response.status) && retry < maxRetries) {
-        const delay = retryDelayMs(retry, this.options.retryBaseDelayMs, this.options.retryMaxDelayMs, parseRetryAfter(retryAfter));
-        await sleep(delay, call.signal);
-        continue;
-      }
-      throw errorForStatus(response.status, parseErrorBody(text), retryAfter, request.what);
-    }
+      const header = response.headers.get('retry-after');
+      const failure = errorForStatus(response.status, parseErrorBody(text), header, request.what);
+      retryAfter.set(failure, parseRetryAfter(header));
+      throw failure;
+    }, plan);
+  }
+
+  /** The retry plan of a call: `maxRetries` more attempts with this client's backoff, stopped by `signal`. */
+  retryPlan(maxRetries: number, signal?: AbortSignal): Omit<RetryPlan, 'retryable'> {
+    return { retries: maxRetries, baseMs: this.options.retryBaseDelayMs, maxMs: this.options.retryMaxDelayMs, signal };
   }
 
   /** Sends and parses JSON; a GET whose body is cut off mid-way is retried like a failed connection. */
   async json<T>(request: HttpRequest): Promise<T> {
-    const maxRetries = request.call?.maxRetries ?? this.options.maxRetries;
-    for (let retry = 0; ; retry++) {
-      const response = await this.send(request);
-      try {
-        return await response.json<T>();
-      } catch (error) {
-        if (!(error instanceof ConnectionError) || request.method !== 'GET' || retry >= maxRetries) throw error;
-        await sleep(retryDelayMs(retry, this.options.retryBaseDelayMs, this.options.retryMaxDelayMs), request.call?.signal);
-      }
-    }
+    const maxRetries = request.method === 'GET' ? (request.call?.maxRetries ?? this.options.maxRetries) : 0;
+    return withRetries(async () => (await this.send(request)).json<T>(), {
+      ...this.retryPlan(maxRetries, request.call?.signal),
+      retryable: (error) => error instanceof ConnectionError,
+    });
   }
 }
 

@@ -5,6 +5,7 @@ export type * from './types.js';
 export { collect, type AudioStream, type TtsOptions } from './tts.js';
 export { multiSpeakerRequest, type SpeakerTurn } from './speakers.js';
 export { AlignmentTimeline, type TimedWord, type TimestampedChunk } from './timestamps.js';
+export { serverSentEventData } from './sse.js';
 export { LiveTtsSession } from './live-session.js';
 export type { LiveEvent, UtteranceResult } from './live-utterance.js';
 export type { TranscribeOptions } from './asr.js';

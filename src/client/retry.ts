@@ -1,3 +1,5 @@
+import pRetry from 'p-retry';
+
 /** Statuses worth another attempt: request timeout, rate limit and server failures. */
 export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 429 || status >= 500;
@@ -26,5 +28,34 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       resolve();
     }, ms);
     signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** How a call is retried: attempts after the first, the backoff range (ms), and which failures are worth it. */
+export interface RetryPlan {
+  retries: number;
+  baseMs: number;
+  maxMs: number;
+  signal?: AbortSignal;
+  retryable(error: unknown): boolean;
+  /** The server's `Retry-After` for this failure, ms, when it sent one. */
+  retryAfterMs?(error: unknown): number | undefined;
+}
+
+/**
+ * Runs `attempt` (given the retry number, 0 first) under p-retry: retryable failures are retried after
+ * `retryDelayMs` (Retry-After, else backoff with jitter); others, and the last failure, are thrown as they are.
+ */
+export function withRetries<T>(attempt: (retry: number) => Promise<T>, plan: RetryPlan): Promise<T> {
+  return pRetry((attemptNumber) => attempt(attemptNumber - 1), {
+    retries: plan.retries,
+    minTimeout: 0,
+    maxTimeout: 0,
+    signal: plan.signal,
+    shouldRetry: async ({ error, retriesConsumed }) => {
+      if (!plan.retryable(error)) return false;
+      await sleep(retryDelayMs(retriesConsumed, plan.baseMs, plan.maxMs, plan.retryAfterMs?.(error)), plan.signal);
+      return true;
+    },
   });
 }

@@ -1,6 +1,7 @@
 import type { CallOptions } from './defaults.js';
 import { MalformedResponseError } from './errors.js';
 import type { HttpTransport } from './http.js';
+import { serverSentEventData } from './sse.js';
 import { startCallTrace } from './tracing.js';
 import { ttsBody, validateTtsRequest, type TtsOptions } from './tts.js';
 import type { Alignment, TtsRequest } from './types.js';
@@ -37,37 +38,6 @@ interface WireEvent {
   alignment?: Alignment | null;
   chunk_seq?: number | null;
   chunk_audio_offset_sec?: number | null;
-}
-
-/** Splits a `text/event-stream` body into the `data` payloads of its events. */
-export async function* sseData(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<string> {
-  const decoder = new TextDecoder();
-  let buffer = '';
-  let data: string[] = [];
-  const takeLines = function* (final: boolean): Generator<string> {
-    for (;;) {
-      const newline = buffer.search(/\r\n|\r|\n/);
-      if (newline < 0) break;
-      const line = buffer.slice(0, newline);
-      buffer = buffer.slice(newline + (buffer.startsWith('\r\n', newline) ? 2 : 1));
-      if (line === '') {
-        if (data.length) yield data.join('\n');
-        data = [];
-      } else if (line.startsWith('data:')) {
-        data.push(line.slice(line[5] === ' ' ? 6 : 5));
-      }
-    }
-    if (final) {
-      if (buffer.startsWith('data:')) data.push(buffer.slice(buffer[5] === ' ' ? 6 : 5));
-      if (data.length) yield data.join('\n');
-    }
-  };
-  for await (const chunk of chunks) {
-    buffer += decoder.decode(chunk, { stream: true });
-    yield* takeLines(false);
-  }
-  buffer += decoder.decode();
-  yield* takeLines(true);
 }
 
 /** Applies the cumulative rule: a chunk's alignment replaces its earlier snapshot; times become absolute ms. */
@@ -136,7 +106,7 @@ export function streamTtsWithTimestamps(
           call: options,
         });
         const timeline = new AlignmentTimeline();
-        for await (const data of sseData(response.chunks())) {
+        for await (const data of serverSentEventData(response.chunks())) {
           if (data === '[DONE]') break;
           yield parseTimestampEvent(data, timeline, what);
         }

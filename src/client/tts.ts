@@ -1,7 +1,7 @@
 import type { CallOptions } from './defaults.js';
 import type { HttpTransport } from './http.js';
 import { ConnectionError, InvalidRequestError } from './errors.js';
-import { retryDelayMs, sleep } from './retry.js';
+import { withRetries } from './retry.js';
 import { jsonBody, msgpackBody } from './request-body.js';
 import { startCallTrace } from './tracing.js';
 import type { TtsModel, TtsRequest } from './types.js';
@@ -55,19 +55,17 @@ export function streamTts(http: HttpTransport, request: TtsRequest, options: Tts
     let bytes = 0;
     try {
       const maxRetries = options.maxRetries ?? http.options.maxRetries;
-      for (let retry = 0; ; retry++) {
+      // Only a connection lost before the first audio chunk is retried: nothing reached the caller twice.
+      const retryable = (error: unknown) => error instanceof ConnectionError;
+      const chunksOf = await withRetries(async () => {
         const response = await http.send({ method: 'POST', path: '/v1/tts', headers: { model, ...trace.headers }, body, what: 'POST /v1/tts', call: options });
-        try {
-          for await (const chunk of response.chunks()) {
-            bytes += chunk.byteLength;
-            yield chunk;
-          }
-          break;
-        } catch (error) {
-          // a connection lost before any audio reached the caller can be retried without duplicating audio
-          if (!(error instanceof ConnectionError) || bytes > 0 || retry >= maxRetries) throw error;
-          await sleep(retryDelayMs(retry, http.options.retryBaseDelayMs, http.options.retryMaxDelayMs), options.signal);
-        }
+        const iterator = response.chunks()[Symbol.asyncIterator]();
+        const first = await iterator.next();
+        return { first, iterator };
+      }, { ...http.retryPlan(maxRetries, options.signal), retryable });
+      for (let next = chunksOf.first; !next.done; next = await chunksOf.iterator.next()) {
+        bytes += next.value.byteLength;
+        yield next.value;
       }
     } catch (error) {
       failure = error;

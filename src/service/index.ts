@@ -11,3 +11,11 @@ export { defaultLimits, type ServiceContext, type ServiceEngines, type ServiceLi
 export { RequestValidationError, type ValidationIssue } from './http/errors.js';
 export { modelIds, defaultModel, modelProfiles, type ModelId, type ModelProfile } from './tts/models.js';
 export type { LiveOptions } from './live/endpoint.js';
+export {
+  answerClientError,
+  answerRawSocket,
+  applyConnectionLimits,
+  defaults as connectionDefaults,
+  httpServerOptions,
+  type ConnectionLimits,
+} from './http/connection-limits.js';

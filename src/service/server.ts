@@ -1,4 +1,4 @@
-import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import multipart from '@fastify/multipart';
 import { randomUUID } from 'node:crypto';
 import { encodeAudio } from '../audio/index.js';
@@ -9,11 +9,14 @@ import { defaultLimits, type ServiceContext, type ServiceEngines, type ServiceLi
 import { defaultEngines } from './engines.js';
 import { sendError } from './http/errors.js';
 import { installGate } from './http/gate.js';
+import { installProbes, type ServiceDrain } from './http/probes.js';
+import { answerClientError, applyConnectionLimits, defaults as connectionDefaults, httpServerOptions, type ConnectionLimits } from './http/connection-limits.js';
 import { installMsgpackParser } from './http/content-type.js';
 import { registerTtsRoutes } from './tts/routes.js';
 import { registerAsrRoute } from './asr/route.js';
 import { registerVoiceDesignRoute } from './voice-design/route.js';
 import { LiveEndpoint, defaults as liveDefaults, type LiveOptions } from './live/endpoint.js';
+import type { Logger } from '../logging/index.js';
 
 export interface SpeechServiceOptions {
   /** Who may call, credit, rate and billing. Default: `SingleKeyAccounts` accepting `apiKey` only. */
@@ -28,9 +31,13 @@ export interface SpeechServiceOptions {
   logLevel: string;
   /** Where the JSON log lines go; default stdout. */
   logStream?: NodeJS.WritableStream;
+  /** Logs through this pino logger (the CLI's) instead; `logLevel` and `logStream` are then unused. */
+  logger?: Logger;
   /** More routes (fastify plugins) registered behind the same auth hook and error handler, e.g. /model and /wallet. */
   extraRoutes: FastifyPluginAsync<{ context: ServiceContext }>[];
   limits: Partial<ServiceLimits>;
+  /** Timeouts and the cap on open connections. */
+  connections: Partial<ConnectionLimits>;
   live: Partial<LiveOptions>;
   /** Start the TTS engine (worker, compiled flite) before the service reports ready, so the first request is fast. */
   warmUp: boolean;
@@ -40,6 +47,7 @@ export const defaults: SpeechServiceOptions = {
   logLevel: 'info',
   extraRoutes: [],
   limits: defaultLimits,
+  connections: connectionDefaults,
   live: liveDefaults,
   warmUp: true,
 };
@@ -49,6 +57,8 @@ export interface SpeechService {
   context: ServiceContext;
   /** Starts listening; resolves with the base URL, e.g. `http://127.0.0.1:8080`. */
   listen(address: { host?: string; port?: number }): Promise<string>;
+  /** Stops taking requests (readyz 503, requests 503) and waits up to `timeoutMs` for those in progress. */
+  drain(timeoutMs: number): Promise<void>;
   /** Closes live sessions and the HTTP server. */
   close(): Promise<void>;
 }
@@ -63,17 +73,26 @@ export async function createSpeechService(options: Partial<SpeechServiceOptions>
     engines: { ...defaultEngines(), ...settings.engines },
     limits: { ...defaultLimits, ...settings.limits },
   };
+  const connections = { ...connectionDefaults, ...settings.connections };
   const app = Fastify({
-    logger: settings.logStream ? { level: settings.logLevel, stream: settings.logStream } : { level: settings.logLevel },
+    http: httpServerOptions(connections),
+    keepAliveTimeout: connections.keepAliveTimeoutMs,
+    clientErrorHandler: answerClientError,
+    frameworkErrors: sendError,
+    ...(settings.logger
+      ? { loggerInstance: settings.logger as FastifyBaseLogger }
+      : { logger: settings.logStream ? { level: settings.logLevel, stream: settings.logStream } : { level: settings.logLevel } }),
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: context.limits.defaultBodyBytes,
     genReqId: () => randomUUID(),
     forceCloseConnections: true,
   });
+  applyConnectionLimits(app.server, connections);
   app.setErrorHandler((error, request, reply) => sendError(error, request, reply));
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send({ status: 404, message: `no route ${request.method} ${request.url.split('?')[0]}` }),
   );
+  const probes: ServiceDrain = installProbes(app);
   installGate(app, accounts);
   installMsgpackParser(app, context.limits.msgpack);
   await app.register(multipart, { limits: { fileSize: context.limits.asrAudioBytes, files: 1, fields: 10, parts: 12 } });
@@ -110,6 +129,7 @@ export async function createSpeechService(options: Partial<SpeechServiceOptions>
       const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
       return `http://${shownHost}:${address.port}`;
     },
+    drain: (timeoutMs) => probes.drain(timeoutMs),
     async close() {
       await live.close();
       await app.close();

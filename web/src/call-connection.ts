@@ -17,6 +17,8 @@ export class CallConnection {
     const url = new URL('/ws', location.href);
     url.protocol = location.protocol === 'https:' ? 'wss:' : 'ws:';
     url.searchParams.set('traceparent', request.traceparent);
+    const token = new URLSearchParams(location.search).get('access_token');
+    if (token) url.searchParams.set('access_token', token);
     const socket = new WebSocket(url);
     socket.binaryType = 'arraybuffer';
     return new Promise((resolve, reject) => {

@@ -1,7 +1,8 @@
 import { Command, Option } from 'commander';
+import type { LogLevel } from '../../logging/index.js';
 import { callsPerCore, defaults as admissionDefaults } from '../../agent/admission.js';
 import { addLlmOptions, type LlmCommandOptions } from '../llm-options.js';
-import { parsePort, parsePositiveInteger } from '../parse.js';
+import { logLevelOption, parsePort, parsePositiveInteger } from '../parse.js';
 
 export interface AgentCommandOptions extends LlmCommandOptions {
   agent: string;
@@ -11,6 +12,11 @@ export interface AgentCommandOptions extends LlmCommandOptions {
   script?: string;
   serviceUrl?: string;
   apiKey?: string;
+  logLevel?: LogLevel;
+  /** Other web origins whose pages may open calls; the page's own always may. */
+  allowOrigin?: string[];
+  /** Browser calls must carry this token (default $SHOAL_AGENT_TOKEN). */
+  accessToken?: string;
   /** Calls taken at once; default: derived from the cores (admissionDefaults.maxCalls). */
   maxCalls?: number;
   /** On SIGTERM, the longest wait for calls in progress to end before they are cut. */
@@ -48,6 +54,9 @@ export function registerAgent(program: Command): void {
     .option('--api-key <key>', 'API key for --service-url (default: $FISH_API_KEY or $SHOAL_API_KEY)')
     .option('--max-calls <n>', `calls taken at once; more hear a busy line / see "busy" (default: ${callsPerCore} per core = ${admissionDefaults.maxCalls})`, parsePositiveInteger)
     .option('--drain-timeout <ms>', 'on SIGTERM: stop taking calls, wait this long for calls in progress to end, then exit 0', parsePositiveInteger, 30_000)
+    .addOption(logLevelOption('info'))
+    .option('--allow-origin <origin>', 'another web origin whose pages may open calls (repeatable); the page\'s own always may', (value: string, all: string[]) => [...all, value], [])
+    .option('--access-token <token>', 'require this token on browser calls (open the page with ?access_token=...); default $SHOAL_AGENT_TOKEN')
     .addHelpText('after', '\nProbes on the same port: GET /healthz (alive), GET /readyz (200 while taking calls, 503 when full or draining), GET /metrics (Prometheus).')
     .addHelpText(
       'after',

@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import type { TalkOptions } from '../../transports/file/talk.js';
+import { logLevelOption } from '../parse.js';
 import { addLlmOptions } from '../llm-options.js';
 
 export function registerTalk(program: Command): void {
@@ -12,7 +13,8 @@ export function registerTalk(program: Command): void {
     .option('--script <file>', 'run a scripted dialogue from a JSON or YAML file instead of --agent')
     .addOption(new Option('--mode <mode>', 'turn-taking mode').choices(['low-latency', 'balanced']).default('balanced'))
     .option('--json', 'print one JSON object per turn on stdout')
-    .option('--fast', 'play the caller faster than real time');
+    .option('--fast', 'play the caller faster than real time')
+    .addOption(logLevelOption('warn'));
   addLlmOptions(command).action(async (options: TalkOptions) => {
     const { runTalk } = await import('../../transports/file/talk.js');
     await runTalk(options);

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { ServiceError } from '../accounts.js';
 import { EngineUnavailableError } from '../../engines/types.js';
+import { EngineBusyError } from '../../engines/workers/index.js';
 
 /** One entry of a 422 body, in the interface description's shape. */
 export interface ValidationIssue {
@@ -93,6 +94,8 @@ export function parseOrThrow<T extends z.ZodType>(schema: T, value: unknown, whe
 }
 
 const frameworkMessages: Record<string, (error: FastifyError) => string> = {
+  FST_ERR_BAD_URL: () => 'the request path has bad percent-encoding; encode reserved characters as %XX',
+  FST_ERR_MAX_PARAM_LENGTH: () => 'a path segment is too long (at most 100 characters); check the id in the URL',
   FST_ERR_CTP_BODY_TOO_LARGE: () => 'request body is too large for this endpoint; send a smaller body',
   FST_ERR_CTP_INVALID_MEDIA_TYPE: (error) => `${error.message}; see the endpoint's accepted content types`,
   FST_ERR_CTP_EMPTY_JSON_BODY: () => 'request body is empty; send a JSON object',
@@ -101,11 +104,19 @@ const frameworkMessages: Record<string, (error: FastifyError) => string> = {
   FST_REQ_FILE_TOO_LARGE: () => 'uploaded file is too large',
 };
 
+/** Codes of a full disk (file writes) or a full database (SQLite). */
+const storageFullCodes = new Set(['ENOSPC', 'EDQUOT', 'SQLITE_FULL']);
+
+export function isStorageFull(error: unknown): boolean {
+  return storageFullCodes.has(String((error as { code?: unknown } | null)?.code));
+}
+
 /** The HTTP status an error stands for: its own status when it carries one (4xx/5xx), else 500. */
 export function statusOf(error: unknown): number {
   if (error instanceof RequestValidationError) return 422;
   if (error instanceof ServiceError) return error.status;
   if (error instanceof EngineUnavailableError) return 503;
+  if (isStorageFull(error)) return 507;
   const { statusCode, status } = (error ?? {}) as { statusCode?: unknown; status?: unknown };
   for (const value of [statusCode, status]) if (typeof value === 'number' && value >= 400 && value < 600) return value;
   return 500;
@@ -122,6 +133,14 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
   }
   if (error instanceof EngineUnavailableError) {
     return reply.code(503).send({ status: 503, message: error.message });
+  }
+  if (error instanceof EngineBusyError) {
+    reply.header('retry-after', String(Math.ceil(error.retryAfterMs / 1000)));
+    return reply.code(503).send({ status: 503, message: error.message, retryAfterMs: error.retryAfterMs });
+  }
+  if (isStorageFull(error)) {
+    request.log.error({ err: error }, 'storage is full');
+    return reply.code(507).send({ status: 507, message: "the server's storage is full and nothing was saved; retry later (the operator must free disk space)" });
   }
   const fastifyError = error as Partial<FastifyError>;
   const status = statusOf(error);

@@ -2,10 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
-import { STATUS_CODES } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { ServiceError } from '../accounts.js';
 import type { ServiceContext } from '../context.js';
+import { answerRawSocket } from '../http/connection-limits.js';
 import { bearerKey, unauthorizedMessage } from '../http/gate.js';
 import { extractTraceContext, startServerSpan } from '../http/tracing.js';
 import { modelForLive } from '../tts/models.js';
@@ -26,6 +26,16 @@ export interface LiveOptions {
   maxFrameBytes: number;
   /** On shutdown, how long clients get to answer the close handshake before they are dropped, in ms. */
   shutdownGraceMs: number;
+  /** A socket that sends no `start` within this is closed with 1008, in ms (also after a finish that keeps it open). */
+  startTimeoutMs: number;
+  /** Live sessions open at once on this server, all keys together (per key: the account gate's limit); 503 beyond. */
+  maxSessions: number;
+  /** Synthesis pauses while more than this many bytes wait to be sent to the client. */
+  maxBufferedBytes: number;
+  /** A client that reads nothing for this long while audio waits is dropped, in ms. */
+  unreadTimeoutMs: number;
+  /** How often open sessions' keys are checked for revocation and expiry, in ms. */
+  keyCheckIntervalMs: number;
 }
 
 export const defaults: LiveOptions = {
@@ -36,24 +46,18 @@ export const defaults: LiveOptions = {
   closeAfterFinish: true,
   maxFrameBytes: 32 * 1024 * 1024,
   shutdownGraceMs: 1000,
+  startTimeoutMs: 10_000,
+  maxSessions: 200,
+  maxBufferedBytes: 1024 * 1024,
+  unreadTimeoutMs: 30_000,
+  keyCheckIntervalMs: 500,
 };
-
-function refuseUpgrade(socket: Duplex, status: number, message: string, headers: Record<string, string> = {}): void {
-  const body = JSON.stringify({ status, message });
-  const lines = [
-    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}`,
-    'Content-Type: application/json',
-    `Content-Length: ${Buffer.byteLength(body)}`,
-    'Connection: close',
-    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
-  ];
-  socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
-}
 
 /** The realtime TTS WebSocket: authenticates the upgrade (plain HTTP 401/402/429), then runs a LiveTtsSession. */
 export class LiveEndpoint {
   private readonly server: WebSocketServer;
   private readonly sessions = new Set<LiveTtsSession>();
+  private readonly keyCheck: NodeJS.Timeout;
 
   constructor(
     private readonly app: FastifyInstance,
@@ -64,13 +68,25 @@ export class LiveEndpoint {
     app.server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
       this.upgrade(request, socket, head).catch((error: unknown) => {
         app.log.error({ err: error }, 'live upgrade failed');
-        if (!socket.destroyed) refuseUpgrade(socket, 500, 'internal error; the server log has the details');
+        if (!socket.destroyed) answerRawSocket(socket, 500, 'internal error; the server log has the details');
       });
     });
+    this.keyCheck = setInterval(() => void this.endRevokedSessions(), options.keyCheckIntervalMs).unref();
+  }
+
+  /** Ends the sessions whose key was revoked or expired since they opened. */
+  private async endRevokedSessions(): Promise<void> {
+    const verdicts = new Map<string, Promise<boolean>>();
+    for (const session of this.sessions) {
+      const { principal } = session;
+      if (!verdicts.has(principal.keyId)) verdicts.set(principal.keyId, this.service.accounts.isActive(principal).catch(() => true));
+      if (!(await verdicts.get(principal.keyId))) session.revoke();
+    }
   }
 
   /** Ends every open session (finish with an error, then close) and stops accepting new ones. */
   async close(): Promise<void> {
+    clearInterval(this.keyCheck);
     const sessions = [...this.sessions];
     for (const session of sessions) session.shutdown('the server is shutting down');
     const grace = new Promise<void>((resolve) => setTimeout(resolve, this.options.shutdownGraceMs).unref());
@@ -90,7 +106,7 @@ export class LiveEndpoint {
         'request',
       );
     if (path !== this.options.path && path !== this.options.timestampPath) {
-      refuseUpgrade(socket, 404, `no WebSocket endpoint at ${path}; use ${this.options.path}`);
+      answerRawSocket(socket, 404, `no WebSocket endpoint at ${path}; use ${this.options.path}`);
       return log(404);
     }
     const parent = extractTraceContext(request.headers);
@@ -100,6 +116,9 @@ export class LiveEndpoint {
       const principal = await this.service.accounts.authenticate(bearerKey(request.headers.authorization));
       if (!principal) throw new ServiceError(401, unauthorizedMessage);
       await this.service.accounts.ensureCredit(principal);
+      if (this.sessions.size >= this.options.maxSessions) {
+        throw new ServiceError(503, `the server is at its limit of ${this.options.maxSessions} live sessions; retry shortly`, 1);
+      }
       release = this.service.accounts.admit(principal, 'live-session');
       const model = modelForLive(request.headers.model);
       span.span.setAttribute(spanAttributes.ttsModel, model.id);
@@ -133,7 +152,7 @@ export class LiveEndpoint {
       span.end(error);
       if (error instanceof ServiceError) {
         const headers: Record<string, string> = error.retryAfterSeconds !== undefined ? { 'Retry-After': String(Math.ceil(error.retryAfterSeconds)) } : {};
-        refuseUpgrade(socket, error.status, error.message, headers);
+        answerRawSocket(socket, error.status, error.message, headers);
         return log(error.status, span.traceId);
       }
       throw error;

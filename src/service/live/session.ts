@@ -59,6 +59,7 @@ export class LiveTtsSession {
   private round = 0;
   private lastPong = Date.now();
   private readonly pingTimer: NodeJS.Timeout;
+  private startTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly ws: WebSocket,
@@ -71,6 +72,7 @@ export class LiveTtsSession {
     ws.on('error', (error) => setup.log.warn({ err: error }, 'live socket error'));
     ws.on('close', (code: number) => {
       clearInterval(this.pingTimer);
+      clearTimeout(this.startTimer);
       this.controller.abort(new Error('socket closed'));
       this.state = 'ended';
       this.settle()
@@ -85,6 +87,47 @@ export class LiveTtsSession {
     });
     this.pingTimer = setInterval(() => this.keepAlive(), setup.options.pingIntervalMs);
     this.pingTimer.unref();
+    this.awaitStart();
+  }
+
+  get principal(): Principal {
+    return this.setup.principal;
+  }
+
+  /** Ends the session because its key was revoked or has expired. */
+  revoke(): void {
+    this.fail(new ServiceError(401, 'the API key was revoked or has expired; the session ends'), closeCodes.policy);
+  }
+
+  private awaitStart(): void {
+    clearTimeout(this.startTimer);
+    const timeoutMs = this.setup.options.startTimeoutMs;
+    this.startTimer = setTimeout(() => {
+      if (this.state !== 'waiting') return;
+      this.fail(new ServiceError(408, `no start event within ${timeoutMs / 1000} s; send {event: "start", request: {...}} first`), closeCodes.policy);
+    }, timeoutMs).unref();
+  }
+
+  /**
+   * Waits while the client has not read what was sent (more than `maxBufferedBytes` queued), so synthesis
+   * does not run ahead of it; a client that reads nothing for `unreadTimeoutMs` is dropped.
+   */
+  private async clientCaughtUp(): Promise<void> {
+    const { maxBufferedBytes, unreadTimeoutMs } = this.setup.options;
+    let waitedFrom: number | undefined;
+    let buffered = this.ws.bufferedAmount;
+    while (this.ws.bufferedAmount > maxBufferedBytes && !this.ended()) {
+      const now = Date.now();
+      if (this.ws.bufferedAmount < buffered || waitedFrom === undefined) waitedFrom = now;
+      buffered = this.ws.bufferedAmount;
+      if (now - waitedFrom > unreadTimeoutMs) {
+        this.setup.log.warn({ sessionId: this.setup.id, bufferedBytes: buffered }, 'live client stopped reading; dropping it');
+        this.fail(new ServiceError(408, `the client read nothing for ${unreadTimeoutMs / 1000} s`), closeCodes.policy);
+        this.ws.terminate();
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   }
 
   /** Ends the session from the server side: `error` and `finish{reason:"error"}`, then a close handshake. */
@@ -166,6 +209,7 @@ export class LiveTtsSession {
 
   private async begin(request: unknown): Promise<void> {
     if (this.state !== 'waiting') throw new ServiceError(400, 'start was already received; send text, flush or stop');
+    clearTimeout(this.startTimer);
     if (typeof request !== 'object' || request === null || Array.isArray(request)) {
       throw new ServiceError(400, 'start needs a request map with the POST /v1/tts fields');
     }
@@ -214,6 +258,7 @@ export class LiveTtsSession {
     const segment = (this.segment = new DeliveredText(chunks, characters));
     let index = 0;
     for await (const chunk of synthesizeChunks(engine, chunks, plan.synthesis, { signal: this.controller.signal, trace: this.setup.span.context })) {
+      await this.clientCaughtUp();
       if (this.ended()) break;
       const last = ++index === chunks.length;
       segment.sent(chunk.chunk);
@@ -266,6 +311,7 @@ export class LiveTtsSession {
       this.ws.close(closeCodes.normal);
     } else {
       this.state = 'waiting';
+      this.awaitStart();
     }
   }
 

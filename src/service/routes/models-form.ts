@@ -44,6 +44,16 @@ class UploadTooLargeError extends ServiceError {
   }
 }
 
+/** A multipart stream that broke (truncated, limits hit) is the client's fault: 400 or 413, never 500. */
+function unreadableMultipart(error: unknown): Error {
+  if (error instanceof ServiceError) return error;
+  const { code, message } = error as { code?: string; message?: string };
+  if (code === 'FST_REQ_FILE_TOO_LARGE' || code === 'FST_FILES_LIMIT' || code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') {
+    return new UploadTooLargeError(`the upload is over a limit (${message ?? code})`);
+  }
+  return new ServiceError(400, `multipart body could not be read (${message ?? 'broken stream'}); send a complete multipart/form-data body`);
+}
+
 function push<T>(map: Map<string, T[]>, name: string, value: T): void {
   const list = map.get(name);
   if (list) list.push(value);
@@ -82,20 +92,24 @@ export async function readModelForm(request: FastifyRequest, limits: ModelUpload
       parts: limits.voices + 1 + limits.fields,
     },
   });
-  for await (const part of parts) {
-    if (part.type === 'file') {
-      const limit = part.fieldname === 'cover_image' ? limits.coverBytes : limits.voiceBytes;
-      const bytes = await part.toBuffer();
-      if (bytes.length > limit) throw new UploadTooLargeError(`${part.fieldname} file ${part.filename} is over ${limit} bytes`);
-      total += bytes.length;
-      if (total > limits.totalBytes) throw new UploadTooLargeError(`upload is over ${limits.totalBytes} bytes`);
-      push(form.files, part.fieldname, { filename: part.filename ?? part.fieldname, mimetype: part.mimetype, bytes });
-    } else {
-      if (part.valueTruncated) throw new UploadTooLargeError(`field ${part.fieldname} is over ${limits.fieldBytes} bytes`);
-      const value = String(part.value ?? '');
-      total += value.length;
-      push(form.fields, part.fieldname, value);
+  try {
+    for await (const part of parts) {
+      if (part.type === 'file') {
+        const limit = part.fieldname === 'cover_image' ? limits.coverBytes : limits.voiceBytes;
+        const bytes = await part.toBuffer();
+        if (bytes.length > limit) throw new UploadTooLargeError(`${part.fieldname} file ${part.filename} is over ${limit} bytes`);
+        total += bytes.length;
+        if (total > limits.totalBytes) throw new UploadTooLargeError(`upload is over ${limits.totalBytes} bytes`);
+        push(form.files, part.fieldname, { filename: part.filename ?? part.fieldname, mimetype: part.mimetype, bytes });
+      } else {
+        if (part.valueTruncated) throw new UploadTooLargeError(`field ${part.fieldname} is over ${limits.fieldBytes} bytes`);
+        const value = String(part.value ?? '');
+        total += value.length;
+        push(form.fields, part.fieldname, value);
+      }
     }
+  } catch (error) {
+    throw unreadableMultipart(error);
   }
   return form;
 }

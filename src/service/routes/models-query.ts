@@ -1,6 +1,6 @@
 import { RequestValidationError } from '../http/errors.js';
 import type { ModelQuery, SortBy } from '../store/types.js';
-import { IssueList } from './models-validation.js';
+import { IssueList, maxTags } from './models-validation.js';
 
 export const defaults = {
   pageSize: 10,
@@ -60,10 +60,15 @@ export function parseModelQuery(query: Record<string, unknown>, viewerId: string
     if (['true', '1'].includes(selfRaw)) self = true;
     else if (!['false', '0'].includes(selfRaw)) issues.add(['self'], 'bool_parsing', 'self must be true or false', 'query');
   }
+  const split = (name: string) => values(query, name)?.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+  for (const name of ['tag', 'language', 'title_language']) {
+    const count = new Set(split(name)).size;
+    // A model carries at most maxTags of each, so a longer filter could match nothing.
+    if (count > maxTags) issues.add([name], 'too_long', `at most ${maxTags} ${name} values per query, got ${count}`, 'query');
+  }
   if (issues.issues.length) throw new RequestValidationError(issues.issues);
   const title = values(query, 'title')?.[0]?.trim();
   const authorId = self ? viewerId : values(query, 'author_id')?.[0];
-  const split = (name: string) => values(query, name)?.flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
   return {
     viewerId,
     pageSize,

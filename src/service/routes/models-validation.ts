@@ -5,7 +5,7 @@ import { listField, type ModelForm, type UploadedFile } from './models-form.js';
 export const visibilities: readonly Visibility[] = ['public', 'unlist', 'private'];
 const maxTitleLength = 256;
 const maxDescriptionLength = 5_000;
-const maxTags = 32;
+export const maxTags = 32;
 const maxTagLength = 64;
 
 /** Collects 422 issues for one form instead of stopping at the first. */

@@ -19,6 +19,22 @@ export const defaults = {
   synchronous: 'NORMAL' as 'NORMAL' | 'FULL',
 };
 
+/** The database file exists but SQLite cannot read it; it is left exactly as it was. */
+export class DatabaseUnreadableError extends Error {
+  constructor(
+    readonly path: string,
+    cause: Error,
+  ) {
+    super(
+      `the database ${path} is damaged or is not a Shoal database (${cause.message}); it was left untouched: ` +
+        'restore it from a backup, or move it aside to start with an empty one',
+    );
+    this.name = 'DatabaseUnreadableError';
+  }
+}
+
+const unreadableCodes = new Set(['SQLITE_NOTADB', 'SQLITE_CORRUPT']);
+
 export interface DatabaseOptions {
   synchronous?: 'NORMAL' | 'FULL';
 }
@@ -33,14 +49,18 @@ export function openDatabase(
   const synchronous = options.synchronous ?? defaults.synchronous;
   if (synchronous !== 'NORMAL' && synchronous !== 'FULL') throw new RangeError(`synchronous must be NORMAL or FULL, got ${synchronous}`);
   const Database = requireOptional<typeof BetterSqlite3>('better-sqlite3');
-  const db = new Database(join(dataDir, defaults.fileName), { timeout: defaults.busyTimeoutMs });
+  const path = join(dataDir, defaults.fileName);
+  const db = new Database(path, { timeout: defaults.busyTimeoutMs });
   try {
+    // Read before anything writes (journal mode, migrations), so a damaged file is refused untouched.
+    db.pragma('schema_version');
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${synchronous}`);
     db.pragma('foreign_keys = ON');
     migrate(db, list);
   } catch (error) {
     db.close();
+    if (unreadableCodes.has(String((error as { code?: unknown }).code))) throw new DatabaseUnreadableError(path, error as Error);
     throw error;
   }
   return db;

@@ -33,12 +33,18 @@ export class FileArea {
     const final = join(this.stagingDir, `${name}.staged`);
     const handle = await open(temp, 'wx');
     try {
-      await handle.writeFile(bytes);
-      await handle.sync();
-    } finally {
-      await handle.close();
+      try {
+        await handle.writeFile(bytes);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await rename(temp, final);
+    } catch (error) {
+      // Disk full or any write failure: leave nothing half-written behind.
+      await rm(temp, { force: true });
+      throw error;
     }
-    await rename(temp, final);
     await syncDir(this.stagingDir);
     return final;
   }

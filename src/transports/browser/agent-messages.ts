@@ -34,10 +34,10 @@ export function toBrowserMessages(captions$: Observable<AgentCaption> = EMPTY): 
               const { report } = event;
               lastTurn = Math.max(lastTurn, report.turn);
               finished.add(report.turn);
-              if (report.user_text) subscriber.next({ type: 'transcript', turn: report.turn, text: report.user_text, final: true });
-              subscriber.next({ type: 'agent_text', turn: report.turn, text: report.agent_text, final: true, interrupted: report.interrupted });
+              if (report.userText) subscriber.next({ type: 'transcript', turn: report.turn, text: report.userText, final: true });
+              subscriber.next({ type: 'agent_text', turn: report.turn, text: report.agentText, final: true, interrupted: report.interrupted });
               const m = report.metrics;
-              if (report.user_text && m.endOfSpeechToFinalMs !== undefined) {
+              if (report.userText && m.endOfSpeechToFinalMs !== undefined) {
                 subscriber.next({
                   type: 'metrics',
                   turn: report.turn,

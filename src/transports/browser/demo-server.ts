@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import type { StartCall } from '../call-session.js';
 import { handleProbe, type Readiness } from '../../metrics/index.js';
 import { CarrierEndpoints, type StreamTokens, type TelephonyEndpoint, type TelephonyTransport } from '../telephony/index.js';
+import { answerClientError, answerRawSocket, applyConnectionLimits, connectionDefaults, httpServerOptions, type ConnectionLimits } from '../../service/index.js';
+import { checkUpgrade, upgradeGuardDefaults, type UpgradeGuardOptions } from '../upgrade-guard.js';
 import { BrowserEndpoint } from './browser-endpoint.js';
 import type { BrowserTransport } from './browser-transport.js';
 import { buildDemoPage, demoPageHandler, type AgentListing } from './demo-page.js';
@@ -25,9 +27,20 @@ export interface DemoServerOptions {
   streamAccessKey?: string;
   /** HTTP handlers tried before the page (e.g. carrier webhooks); one returns true when it took the request. */
   routes?: Array<(request: IncomingMessage, response: ServerResponse) => boolean>;
+  /** Origins and access token the browser WebSocket accepts. */
+  guard: UpgradeGuardOptions;
+  /** The same timeouts and connection cap as the speech service. */
+  connections: ConnectionLimits;
 }
 
-export const demoServerDefaults = { host: '127.0.0.1', port: 3000, browserPath: '/ws', telephonyPath: '/telephony' };
+export const demoServerDefaults = {
+  host: '127.0.0.1',
+  port: 3000,
+  browserPath: '/ws',
+  telephonyPath: '/telephony',
+  guard: upgradeGuardDefaults,
+  connections: connectionDefaults,
+};
 
 export interface DemoServer {
   /** The page's URL, e.g. http://127.0.0.1:3000/ */
@@ -57,16 +70,19 @@ export async function startDemoServer(options: Partial<DemoServerOptions> & Pick
   const page = demoPageHandler(assets, o.agents);
   const routes = o.routes ?? [];
   const readiness = o.readiness;
-  const http = createServer((request, response) => {
+  const http = createServer(httpServerOptions(o.connections), (request, response) => {
     if (readiness && handleProbe(request, response, readiness)) return;
     if (!routes.some((route) => route(request, response))) page(request, response);
   });
+  applyConnectionLimits(http, o.connections);
   http.on('upgrade', (request, socket, head) => {
     socket.on('error', () => socket.destroy());
+    const refusal = new URL(request.url ?? '/', 'http://localhost').pathname === browser.path ? checkUpgrade(request, o.guard) : null;
+    if (refusal) return answerRawSocket(socket, refusal.status, refusal.message);
     if (browser.handleUpgrade(request, socket, head) || carriers.handleUpgrade(request, socket, head)) return;
     socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
   });
-  http.on('clientError', (_error, socket) => socket.destroy());
+  http.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(o.port, o.host, () => {

@@ -1,7 +1,8 @@
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { encodeWav } from '../../audio/index.js';
 import type { Dialogue, TurnReport } from '../../agent/index.js';
-import { createEmbeddedAgentStack } from '../../agent/index.js';
+import { createEmbeddedAgentStack, turnRecord } from '../../agent/index.js';
+import { createLogger, type LogLevel } from '../../logging/index.js';
 import { llmDialogue, type LlmCommandOptions } from '../../cli/llm-options.js';
 import { decodeCall, runFileCall } from './run-call.js';
 
@@ -14,6 +15,8 @@ export interface TalkOptions extends LlmCommandOptions {
   mode: 'low-latency' | 'balanced';
   json?: boolean;
   fast?: boolean;
+  /** Default warn: the turns are the command's output; info adds the per-call log lines on stderr. */
+  logLevel?: LogLevel;
 }
 
 /** A talk input that cannot be used (missing file, unknown agent...). */
@@ -41,8 +44,8 @@ function formatTurn(report: TurnReport): string {
     m.ttsFirstAudioMs !== undefined ? `tts ${Math.round(m.ttsFirstAudioMs)} ms` : undefined,
     report.interrupted ? 'interrupted' : undefined,
   ].filter(Boolean);
-  const caller = report.user_text ? `caller: ${report.user_text}\n` : '';
-  return `turn ${report.turn}\n${caller}agent:  ${report.agent_text}\n        (${figures.join(', ') || 'no timings'})\n`;
+  const caller = report.userText ? `caller: ${report.userText}\n` : '';
+  return `turn ${report.turn}\n${caller}agent:  ${report.agentText}\n        (${figures.join(', ') || 'no timings'})\n`;
 }
 
 /** `shoal talk`: plays a recorded caller into an agent on the embedded stack and reports each turn. */
@@ -59,14 +62,11 @@ export async function runTalk(options: TalkOptions): Promise<void> {
   // the booking's party size lost) where whole-utterance recognition on the service gets 12%, at ~1.7 s per final.
   const stack = await createEmbeddedAgentStack({ mode: options.mode, stt: caller.sampleRate < 16000 ? 'service' : 'engine' });
   try {
-    const agent = stack.agentFor(dialogue);
+    const agent = stack.agentFor(dialogue, { logger: createLogger({ level: options.logLevel ?? 'warn' }) });
     const result = await runFileCall(agent, caller, {
       fast: options.fast ?? false,
       onTurn: (report) => {
-        process.stdout.write(options.json ? `${JSON.stringify(report)}\n` : formatTurn(report));
-      },
-      onEvent: (event) => {
-        if (event.type === 'error') process.stderr.write(`shoal talk: ${event.stage}: ${event.message}\n`);
+        process.stdout.write(options.json ? `${JSON.stringify(turnRecord(report))}\n` : formatTurn(report));
       },
     });
     if (options.out) {

@@ -59,10 +59,25 @@ export class CallJob implements RunningJob {
     const connect = options.connect ?? connectRoom;
     const linked = connect({ url: job.url, token: job.token, caller: options.caller });
     this.joined = linked.then(() => undefined);
-    this.ended = linked.then(
-      (link) => this.run(link),
-      (error: unknown) => ({ error: `could not join room ${job.job.room?.name ?? ''}: ${message(error)}` }),
-    );
+    const room = job.job.room?.name ?? '';
+    let phase: 'joining' | 'joined' | 'gave up' = 'joining';
+    // Terminated while still joining: the job ends now; a room that connects later is left at once.
+    const gaveUp = this.stopped.then((reason) => {
+      if (phase === 'joined') return new Promise<JobOutcome>(() => undefined);
+      phase = 'gave up';
+      return { error: `${reason} before joining room ${room}` };
+    });
+    this.ended = Promise.race([
+      linked.then(
+        (link) => {
+          if (phase === 'gave up') return link.disconnect().then(() => ({}));
+          phase = 'joined';
+          return this.run(link);
+        },
+        (error: unknown): JobOutcome => ({ error: `could not join room ${room}: ${message(error)}` }),
+      ),
+      gaveUp,
+    ]);
   }
 
   terminate(reason: string): void {

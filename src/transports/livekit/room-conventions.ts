@@ -94,7 +94,7 @@ export class RoomConventions {
         this.setState('listening');
         break;
       case 'turn-metrics':
-        this.closeAgentSegment(event.report.agent_text);
+        this.closeAgentSegment(event.report.agentText);
         break;
     }
   }

@@ -1,0 +1,76 @@
+/** Runs `shoal serve` as a separate process on a fresh data directory, for tests and benchmarks that probe it from outside. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { creditsToMicros, hashKeySecret, openSqliteStores } from '../src/service/store/index.js';
+
+const root = join(import.meta.dirname, '..');
+
+export interface ServeProcess {
+  url: string;
+  wsUrl: string;
+  dataDir: string;
+  child: ChildProcess;
+  /** Resident memory of the server process, in MB (Linux /proc). */
+  rssMb(): number;
+  /** Creates a user with a key and credit (micro-credits) directly in the data directory, as `shoal keys create` does. */
+  addUser(id: string, creditMicros: number): Promise<{ id: string; key: string; keyId: string }>;
+  revokeKey(keyId: string): Promise<void>;
+  balance(id: string): Promise<number>;
+  stop(): Promise<number | null>;
+}
+
+export async function startServeProcess(options: { dataDir?: string; args?: string[] } = {}): Promise<ServeProcess> {
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'shoal-serve-'));
+  const child = spawn(process.execPath, ['bin/shoal.js', 'serve', '--port', '0', '--data', dataDir, '--dev-key', 'sk_dev', '--log-level', 'error', ...(options.args ?? [])], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`shoal serve did not start: ${output}`)), 90_000);
+    const read = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /^listening on (http:\/\/[^\s]+)$/m.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    };
+    child.stdout!.on('data', read);
+    child.stderr!.on('data', read);
+    child.once('exit', (code) => reject(new Error(`shoal serve exited with ${code}: ${output}`)));
+  });
+  const withStores = async <T>(work: (stores: Awaited<ReturnType<typeof openSqliteStores>>) => Promise<T>): Promise<T> => {
+    const stores = await openSqliteStores(dataDir, { sweep: false });
+    try {
+      return await work(stores);
+    } finally {
+      stores.close();
+    }
+  };
+  return {
+    url,
+    wsUrl: url.replace(/^http/, 'ws'),
+    dataDir,
+    child,
+    rssMb: () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024,
+    addUser: (id, creditMicros) =>
+      withStores(async ({ accounts }) => {
+        const key = `sk_${id}_${Math.random().toString(36).slice(2)}`;
+        const created = await accounts.createUserWithKey({ id, creditMicros }, { name: `${id}'s key`, secretHash: hashKeySecret(key) });
+        return { id, key, keyId: created.key.id };
+      }),
+    revokeKey: (keyId) => withStores(async ({ accounts }) => void (await accounts.revokeKey(keyId))),
+    balance: (id) => withStores(async ({ accounts }) => (await accounts.getUser(id))!.creditMicros),
+    stop: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null) return resolve(child.exitCode);
+        child.once('exit', (code) => resolve(code));
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+export { creditsToMicros };
