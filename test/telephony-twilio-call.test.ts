@@ -5,6 +5,7 @@ import { WebSocket } from 'ws';
 import type { CallSession, TurnReport } from '../src/agent/index.js';
 import { encodeMuLaw, parseWav, resample } from '../src/audio/index.js';
 import { startAgentApp, type AgentApp } from '../src/cli/run-agent.js';
+import { createLogger } from '../src/logging/index.js';
 import { FakeTwilioApi } from './twilio-fake-api.js';
 
 // A phone bot on Twilio end to end, with nothing outside Shoal: the number's voice webhook answers with TwiML,
@@ -56,7 +57,7 @@ describe.skipIf(!process.env['SHOAL_PHONE_E2E'])('a Twilio phone call answered, 
     app = await startAgentApp(
       { agent: 'support', host: '127.0.0.1', port: 0, mode: 'balanced', publicUrl, transfer: ['human agent=+14155550100'] },
       {
-        log: (line) => logs.push(line),
+        logger: createLogger({ level: 'info', pretty: false, destination: { write: (line: string) => void logs.push(String(JSON.parse(line).msg)) } }),
         onCall: ({ session }) => {
           const entry = { session, turns: [] as TurnReport[] };
           sessions.push(entry);
