@@ -1,5 +1,5 @@
 import { context, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
-import { defer, EMPTY, Observable, of, Subject, tap, type Subscription } from 'rxjs';
+import { defer, Observable, of, Subject, tap, type Subscription } from 'rxjs';
 import type { VoiceActivityDetector } from '../engines/index.js';
 import type { VoiceEvent } from '../pipeline/utterances.js';
 import { WorkTracker } from '../pipeline/work.js';
@@ -108,7 +108,8 @@ export class CallSession {
       }),
       this.transport.events$.subscribe((event) => {
         if (event.type === 'hangup') this.end(event.reason ?? 'caller hung up');
-        if (event.type === 'answered-by' && o.dialogue.answeredBy) this.sayOutputs(() => o.dialogue.answeredBy!(event.answeredBy, [...this.history]) ?? EMPTY);
+        const reaction$ = event.type === 'answered-by' ? o.dialogue.answeredBy?.(event.answeredBy, [...this.history]) : undefined;
+        if (reaction$) this.sayOutputs(() => reaction$);
       }),
     );
     this.timers = new CallTimers(o.clock, o, {

@@ -63,6 +63,7 @@ export class PhoneLines {
   readonly tokens: StreamTokens | undefined;
   readonly control: CarrierCallControl | undefined;
   readonly accessKey: string | undefined;
+  private readonly signed: boolean;
   readonly routes: Array<(request: IncomingMessage, response: ServerResponse) => boolean> = [];
   private readonly webhooks: TwilioWebhooks | undefined;
   private readonly byCallSid = new Map<string, TelephonyTransport>();
@@ -76,13 +77,14 @@ export class PhoneLines {
   ) {
     this.publicUrl = settings.publicUrl ?? env['SHOAL_PUBLIC_URL'];
     this.accessKey = env['SHOAL_STREAM_KEY'];
+    this.signed = Boolean(env['TWILIO_AUTH_TOKEN']);
     const account = twilioAccount(env);
     this.control = account ? new TwilioCallControl(account) : undefined;
     if (this.publicUrl) {
       this.tokens = new StreamTokens();
       this.webhooks = new TwilioWebhooks({
         publicUrl: this.publicUrl,
-        authToken: account?.authToken,
+        authToken: env['TWILIO_AUTH_TOKEN'],
         tokens: this.tokens,
         agent: settings.agent,
         mode: settings.mode,
@@ -100,7 +102,7 @@ export class PhoneLines {
   describe(localUrl: string): string[] {
     const streams = this.publicUrl ?? localUrl;
     const lines = [`telephony media streams: ${publicStreamUrl(streams, '/telephony')} (Twilio), …/telephony/{telnyx,plivo,vonage,exotel}`];
-    if (this.webhooks) lines.push(`Twilio voice webhook: POST ${this.webhooks.url('/twilio/voice')} (signatures ${this.control ? 'checked' : 'NOT checked: set TWILIO_AUTH_TOKEN'})`);
+    if (this.webhooks) lines.push(`Twilio voice webhook: POST ${this.webhooks.url('/twilio/voice')} (signatures ${this.signed ? 'checked' : 'NOT checked: set TWILIO_AUTH_TOKEN'})`);
     if (!this.control) lines.push('no TWILIO_ACCOUNT_SID/TWILIO_AUTH_TOKEN: hang-ups only close the stream, transfers cannot happen');
     return lines;
   }
@@ -119,7 +121,8 @@ export class PhoneLines {
     this.byCallSid.set(callSid, transport);
     session.events$.subscribe({ complete: () => this.byCallSid.delete(callSid) });
     const known = this.answeredBy.get(callSid);
-    if (known) transport.receiveAnsweredBy(known);
+    this.answeredBy.delete(callSid);
+    if (known) setImmediate(() => transport.receiveAnsweredBy(known)); // once the session has started listening
   }
 
   /** Places an outbound call that streams to this agent; its machine-detection result reaches the dialogue. */

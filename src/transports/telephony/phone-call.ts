@@ -51,7 +51,10 @@ export function runPhoneCall(transport: TelephonyTransport, events$: Observable<
 
   transport.onHangup(async (reason) => {
     const control = o.control;
-    if (!control || !callId) return;
+    if (!control || !callId) {
+      if (transfer) o.log(`call ${callId ?? transport.streamSid}: cannot transfer to ${transfer.to}: no call control for ${transport.carrier.name} (set its account), the stream is closed instead`);
+      return;
+    }
     try {
       if (transfer) {
         await control.transfer(callId, transfer);
