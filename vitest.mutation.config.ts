@@ -10,6 +10,7 @@ export const mutationTestFiles = [
   'test/pipeline-operators.test.ts',
   'test/agent-modes.test.ts',
   'test/agent-barge-in.test.ts',
+  'test/agent-interruption.test.ts',
   'test/agent-virtual-clock.test.ts',
   'test/agent-service-stt-trace.test.ts',
   'test/agent-service-stt.test.ts',

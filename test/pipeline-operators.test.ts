@@ -33,6 +33,27 @@ describe('chunkText', () => {
       ]);
     }
   });
+  it('joins a first clause shorter than minClauseChars to the next, and cuts at ; : and dashes too', async () => {
+    const pieces = (text: string, options = {}) => lastValueFrom(chars(text).pipe(chunkText({ firstChunk: 'clause', ...options }), toArray()));
+    expect(await pieces('Yes, of course; I can book that. Anything else?')).toEqual(['Yes, of course;', 'I can book that.', 'Anything else?']);
+    expect(await pieces('Yes, of course: done.', { minClauseChars: 3 })).toEqual(['Yes,', 'of course: done.']);
+    expect(await pieces('Right at this moment \u2014 tables are free. Come over!')).toEqual(['Right at this moment \u2014', 'tables are free.', 'Come over!']);
+    // Sentence mode ignores clauses, and defaults to it.
+    expect(await lastValueFrom(chars('Yes, of course; I can. Bye!').pipe(chunkText(), toArray()))).toEqual(['Yes, of course; I can.', 'Bye!']);
+  });
+
+  it('waits for what follows a sentence end at the end of the text so far, and ends "?!" and quotes together', async () => {
+    const seen: string[] = [];
+    const deltas = new Subject<string>();
+    deltas.pipe(chunkText()).subscribe((piece) => seen.push(piece));
+    deltas.next('Really?!');
+    expect(seen).toEqual([]);
+    deltas.next(' She said "fine." Then');
+    expect(seen).toEqual(['Really?!', 'She said "fine."']);
+    deltas.complete();
+    expect(seen).toEqual(['Really?!', 'She said "fine."', 'Then']);
+  });
+
   it('cuts overlong text without punctuation at a space', async () => {
     const pieces = await lastValueFrom(chars('word '.repeat(100)).pipe(chunkText({ maxChunkChars: 50 }), toArray()));
     expect(pieces.every((p) => p.length <= 50)).toBe(true);

@@ -7,7 +7,8 @@ export function substantiveWords(text: string, options: Pick<InterruptionOptions
   let rest = ` ${normalise(text)} `;
   const phrases = [...options.backchannels].map(normalise).sort((a, b) => b.length - a.length);
   for (const phrase of phrases) {
-    if (phrase) rest = rest.split(` ${phrase} `).join(' ');
+    // Repeated: adjacent occurrences ("i see i see") share a space, so one pass leaves every second one.
+    while (phrase && rest.includes(` ${phrase} `)) rest = rest.split(` ${phrase} `).join(' ');
   }
   return rest.split(' ').filter((word) => word && !phrases.includes(word));
 }
