@@ -32,7 +32,7 @@ const targets = {
 
 if (!part || part === 'embedded') {
   const before = load();
-  print('embedded', { targets: targets.embedded, ...(await embeddedCapacity(quick ? [1, 4] : [1, 2, 4, 8, 12, 16], 700)) }, before);
+  print('embedded', { targets: targets.embedded, ...(await embeddedCapacity(quick ? [1, 4, 8] : [1, 2, 4, 8, 12, 16], 700)) }, before);
 }
 if (!part || part === 'framework') {
   const before = load();

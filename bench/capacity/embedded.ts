@@ -7,8 +7,14 @@ import { largestWithin, mb, p, round, rssSampler, settledMemory } from './measur
 
 const fixture = new URL('../../test/fixtures/calls/booking-16k.wav', import.meta.url);
 
+/** Quiet after the recording, so the reply to the last caller turn is heard before the call ends. */
+const tailMs = 5000;
+
 export async function embeddedCapacity(counts: number[], staggerMs: number) {
-  const caller = await decodeCall(readFileSync(fixture));
+  const recording = await decodeCall(readFileSync(fixture));
+  const samples = new Int16Array(recording.samples.length + (tailMs * recording.sampleRate) / 1000);
+  samples.set(recording.samples);
+  const caller = { samples, sampleRate: recording.sampleRate };
   const callSeconds = caller.samples.length / caller.sampleRate;
   const stack = await createEmbeddedAgentStack({ mode: 'low-latency' });
   const rows = [];
@@ -32,6 +38,7 @@ export async function embeddedCapacity(counts: number[], staggerMs: number) {
       const v2v = turns.map((t) => t.metrics.voiceToVoiceMs).filter((v): v is number => v !== undefined);
       rows.push({
         calls,
+        caller_turns: calls * 3,
         turns: v2v.length,
         v2v_p50_ms: p(v2v, 50),
         v2v_p95_ms: p(v2v, 95),

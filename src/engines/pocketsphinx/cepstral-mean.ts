@@ -46,6 +46,17 @@ interface CmnFields {
   veclen: number;
 }
 
+/**
+ * One call's normalisation, carried from decoder to decoder between its utterances: the CMN mode, the running
+ * mean, and live CMN's running sum and frame count (its window of recent frames).
+ */
+export interface CepstralSnapshot {
+  mode: number;
+  mean: number[];
+  sum: number[];
+  frames: number;
+}
+
 /** sphinxbase's cmn_type_t: CMN_NONE, CMN_BATCH, CMN_LIVE. */
 const cmnTypes = new Set([0, 1, 2]);
 const maxCepstrumLength = 64;
@@ -88,13 +99,41 @@ export class CepstralMeanState {
    * cepstral coefficient) replaces the starting mean when given.
    */
   restore(mean: readonly number[] = this.initialMean): void {
-    if (mean.length !== this.initialMean.length) {
-      throw new RangeError(`a cepstral mean has ${this.initialMean.length} values here, got ${mean.length}`);
-    }
+    this.checkLength(mean);
+    this.write({ mode: this.mode, mean: [...mean], sum: new Array<number>(this.initialMean.length).fill(0), frames: 0 });
+  }
+
+  /** The normalisation as it is now, to be carried to another decoder with `restoreSnapshot`. */
+  snapshot(): CepstralSnapshot {
+    const length = this.initialMean.length;
+    const fields = koffi.decode(this.feat, FeatPrefix) as FeatFields;
     const cmn = koffi.decode(this.cmnStruct, CmnStruct) as CmnFields;
-    koffi.encode(this.feat, koffi.offsetof(FeatPrefix, 'cmn'), 'int', this.mode);
+    return {
+      mode: fields.cmn,
+      mean: Array.from(koffi.decode(cmn.cmn_mean, 'float', length) as ArrayLike<number>),
+      sum: Array.from(koffi.decode(cmn.sum, 'float', length) as ArrayLike<number>),
+      frames: cmn.nframe,
+    };
+  }
+
+  /** Continues another decoder's normalisation here, as if this decoder had heard what that one heard. */
+  restoreSnapshot(snapshot: CepstralSnapshot): void {
+    this.checkLength(snapshot.mean);
+    this.checkLength(snapshot.sum);
+    this.write(snapshot);
+  }
+
+  private write({ mode, mean, sum, frames }: CepstralSnapshot): void {
+    const cmn = koffi.decode(this.cmnStruct, CmnStruct) as CmnFields;
+    koffi.encode(this.feat, koffi.offsetof(FeatPrefix, 'cmn'), 'int', mode);
     koffi.encode(cmn.cmn_mean, 'float', [...mean], mean.length);
-    koffi.encode(cmn.sum, 'float', new Array<number>(this.initialMean.length).fill(0), this.initialMean.length);
-    koffi.encode(this.cmnStruct, koffi.offsetof(CmnStruct, 'nframe'), 'int32', 0);
+    koffi.encode(cmn.sum, 'float', [...sum], sum.length);
+    koffi.encode(this.cmnStruct, koffi.offsetof(CmnStruct, 'nframe'), 'int32', frames);
+  }
+
+  private checkLength(values: readonly number[]): void {
+    if (values.length !== this.initialMean.length) {
+      throw new RangeError(`a cepstral mean has ${this.initialMean.length} values here, got ${values.length}`);
+    }
   }
 }

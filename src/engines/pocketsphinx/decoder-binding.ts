@@ -1,7 +1,7 @@
 import type Koffi from 'koffi';
 import { requireOptional } from '../../optional/index.js';
 import type { Hypothesis, WordTiming } from '../types.js';
-import { CepstralMeanState } from './cepstral-mean.js';
+import { CepstralMeanState, type CepstralSnapshot } from './cepstral-mean.js';
 import { frameMs } from './options.js';
 
 /** Checked by checkPocketSphinxInstalled before the decoder worker starts. */
@@ -134,6 +134,17 @@ export class SphinxDecoder {
   startAfresh(initialMean?: readonly number[]): void {
     this.reset();
     this.cepstralMean?.restore(initialMean);
+  }
+
+  /** Ends any open utterance and continues the normalisation of `snapshot` (another decoder's, same call). */
+  continueFrom(snapshot: CepstralSnapshot): void {
+    this.reset();
+    this.cepstralMean?.restoreSnapshot(snapshot);
+  }
+
+  /** This decoder's normalisation now, so the call can go on in another decoder; undefined without CMN state. */
+  normalisation(): CepstralSnapshot | undefined {
+    return this.cepstralMean?.snapshot();
   }
 
   /**

@@ -1,12 +1,24 @@
-/** Worker thread owning the pocketsphinx decoders: one per open recognizer, idle ones kept for reuse. */
+/** Worker thread owning the pocketsphinx decoders: each recognizer borrows one per utterance; idle ones are kept for reuse. */
 import { parentPort, workerData } from 'node:worker_threads';
+import type { CepstralSnapshot } from './cepstral-mean.js';
 import { loadPocketSphinx, SphinxDecoder, type PocketSphinxLibrary, type SharedLanguageModel } from './decoder-binding.js';
 import { decoderArguments } from './options.js';
 import type { DecoderReply, DecoderRequest, DecoderWorkerData } from './protocol.js';
 import { telephoneCepstralMean } from './telephone-cepstral-mean.js';
 
 const { options } = workerData as DecoderWorkerData;
-const leased = new Map<number, SphinxDecoder>();
+/**
+ * A recognizer (one call) holds a decoder only while an utterance is being decoded; between utterances it
+ * keeps just its normalisation (a few hundred bytes), and the decoder serves other calls. Decoders then
+ * number the utterances decoded at once, not the calls.
+ */
+interface Lease {
+  decoder?: SphinxDecoder;
+  /** The call's normalisation after its last utterance. */
+  carried?: CepstralSnapshot;
+  telephoneBand: boolean;
+}
+const leases = new Map<number, Lease>();
 const idle: SphinxDecoder[] = [];
 let library: PocketSphinxLibrary | undefined;
 const languageModel: SharedLanguageModel = { path: options.languageModelPath };
@@ -38,35 +50,66 @@ function release(decoder: SphinxDecoder): void {
   else decoder.free();
 }
 
-function leaseOf(lease: number): SphinxDecoder {
-  const decoder = leased.get(lease);
-  if (!decoder) throw new Error(`recognizer ${lease} is closed`);
+function leaseOf(id: number): Lease {
+  const lease = leases.get(id);
+  if (!lease) throw new Error(`recognizer ${id} is closed`);
+  return lease;
+}
+
+/** The lease's decoder, taking one (and the call's normalisation so far) when it has none. */
+function decoderOf(lease: Lease): SphinxDecoder {
+  if (lease.decoder) return lease.decoder;
+  const { decoder } = acquire(lease.telephoneBand);
+  if (lease.carried) decoder.continueFrom(lease.carried);
+  lease.decoder = decoder;
   return decoder;
+}
+
+/** After an utterance: keep the call's normalisation and give the decoder back (a decoder that cannot be reset stays). */
+function park(lease: Lease): void {
+  const decoder = lease.decoder;
+  if (!decoder?.reusable) return;
+  lease.carried = decoder.normalisation();
+  lease.decoder = undefined;
+  release(decoder);
 }
 
 function handle(request: DecoderRequest): Omit<Extract<DecoderReply, { ok: true }>, 'seq'> {
   switch (request.op) {
     case 'open': {
+      // Loads a decoder now (so the model load is paid when the call starts) and parks it for the first utterance.
       const { decoder, initMs } = acquire(request.telephoneBand);
-      leased.set(request.lease, decoder);
+      const lease: Lease = { decoder, telephoneBand: request.telephoneBand ?? false };
+      leases.set(request.lease, lease);
+      if (decoder.reusable) {
+        lease.decoder = undefined;
+        release(decoder);
+      }
       return { ok: true, initMs };
     }
     case 'write':
-      leaseOf(request.lease).write(request.pcm);
+      decoderOf(leaseOf(request.lease)).write(request.pcm);
       return { ok: true };
-    case 'partial':
-      return { ok: true, hypothesis: leaseOf(request.lease).partial() };
-    case 'finish':
-      return { ok: true, hypothesis: leaseOf(request.lease).finish() };
+    case 'partial': {
+      const decoder = leaseOf(request.lease).decoder;
+      return { ok: true, hypothesis: decoder ? decoder.partial() : { text: '', words: [] } };
+    }
+    case 'finish': {
+      const lease = leaseOf(request.lease);
+      if (!lease.decoder) return { ok: true, hypothesis: { text: '', words: [] } };
+      const hypothesis = lease.decoder.finish();
+      park(lease);
+      return { ok: true, hypothesis };
+    }
     case 'close': {
-      const decoder = leased.get(request.lease);
-      leased.delete(request.lease);
-      if (decoder) release(decoder);
+      const lease = leases.get(request.lease);
+      leases.delete(request.lease);
+      if (lease?.decoder) release(lease.decoder);
       return { ok: true };
     }
     case 'dispose': {
-      for (const decoder of [...leased.values(), ...idle]) decoder.free();
-      leased.clear();
+      for (const decoder of [...[...leases.values()].flatMap((l) => (l.decoder ? [l.decoder] : [])), ...idle]) decoder.free();
+      leases.clear();
       idle.length = 0;
       if (library && languageModel.handle) library.freeLanguageModel(languageModel.handle);
       languageModel.handle = undefined;

@@ -19,7 +19,10 @@ export interface PocketSphinxOptions {
   secondPass: boolean;
   /** Further decoder arguments, e.g. ['-beam', '1e-40']. */
   extraArguments: string[];
-  /** Idle decoders kept loaded for reuse by later recognizers. */
+  /**
+   * Idle decoders kept loaded per worker. A recognizer holds a decoder only while an utterance is decoded, so
+   * this should cover the utterances decoded at once; beyond it, decoders are freed and later loaded again.
+   */
   idleDecoders: number;
 }
 
@@ -34,7 +37,7 @@ export const defaults: PocketSphinxOptions = {
   dictionaryPath: join(modelRoot, 'cmudict-en-us.dict'),
   secondPass: true,
   extraArguments: [],
-  idleDecoders: 2,
+  idleDecoders: 4,
 };
 
 export const installHint = 'apt-get install pocketsphinx pocketsphinx-en-us';
