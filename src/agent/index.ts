@@ -18,6 +18,7 @@ export { defaults as modeDefaults, modeSettings, type AgentMode, type ModeSettin
 export type { AgentEvent, SessionSummary, TurnMetrics, TurnReport, Stage } from './events.js';
 export { median, percentile } from './events.js';
 export { TurnStageError } from './errors.js';
+export { CallAdmission, callsPerCore, defaults as admissionDefaults, type AdmissionOptions, type AdmittedCall, type AdmissionDecision } from './admission.js';
 export { isBackchannel, substantiveWords, playedText } from './interruption.js';
 export { traceparentOf, callParentContext } from './tracing.js';
 export { StreamingEngineSpeechToText, defaults as streamingSttDefaults } from './stt/streaming-engine-stt.js';

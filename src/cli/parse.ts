@@ -13,3 +13,9 @@ export function parsePositiveNumber(value: string): number {
   if (!Number.isFinite(number) || number <= 0) throw new InvalidArgumentError('expected a positive number.');
   return number;
 }
+
+export function parsePositiveInteger(value: string): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number <= 0) throw new InvalidArgumentError('expected a whole number above 0.');
+  return number;
+}

@@ -10,7 +10,9 @@ import {
 } from '../agent/index.js';
 import { startEmbeddedService, type EmbeddedService } from '../service/index.js';
 import { SpokenCaptions, startDemoServer, toBrowserMessages, type DemoServer, type AgentListing } from '../transports/browser/index.js';
-import { CallRejectedError, type CallRequest, type CallSession } from '../transports/call-session.js';
+import { AgentBusyError, CallRejectedError, type CallRequest, type CallSession } from '../transports/call-session.js';
+import { CallAdmission } from '../agent/admission.js';
+import { recordTurn, watchAdmission } from '../metrics/index.js';
 import { agents, createAgent, UnknownAgentError } from '../../agents/index.js';
 import { loadScript, ScriptedDialogue, type DialogueScript } from '../../plugins/index.js';
 import type { AgentCommandOptions } from './commands/agent.js';
@@ -20,6 +22,10 @@ export interface AgentApp {
   /** The demo page, e.g. http://127.0.0.1:3000/ */
   readonly url: string;
   readonly server: DemoServer;
+  /** Who gets in: capacity, active calls, load. */
+  readonly admission: CallAdmission;
+  /** Stops taking calls and waits up to `timeoutMs` for the calls in progress to end (then `close()` cuts the rest). */
+  drain(timeoutMs: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -106,6 +112,8 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
     throw error;
   }
   const log = hooks.log ?? (() => undefined);
+  const admission = new CallAdmission({ maxCalls: options.maxCalls });
+  const unwatch = watchAdmission(admission);
 
   let server: DemoServer;
   try {
@@ -115,38 +123,70 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
       agents: source.listing,
       guard: { allowedOrigins: options.allowOrigin ?? [], accessToken: options.accessToken ?? (process.env.SHOAL_AGENT_TOKEN || undefined) },
       onError: (error, where) => log(`${where}: ${error instanceof Error ? error.message : String(error)}`),
+      readiness: {
+        ready: () => admission.ready,
+        describe: () => ({ draining: admission.draining, active: admission.active, capacity: admission.capacity, load: admission.load() }),
+      },
       startCall: async (transport: Transport, request): Promise<CallSession> => {
-        const { name, dialogue } = source.create(request.agent);
-        const mode = request.mode ?? options.mode;
-        const stack = await stackFor(mode);
-        const send = transport.send?.bind(transport);
-        let session: AgentCallSession;
-        if (send) {
-          // Pages get the agent's words as they are played, so the call's speech and playout are watched.
-          const captions = new SpokenCaptions();
-          const speech = captions.speech(stack.agentFor(dialogue).options.tts);
-          session = stack.agentFor(dialogue, { tts: speech }).handle(captions.transport(transport));
-          captions.follow(session.events$);
-          session.events$.pipe(toBrowserMessages(captions.captions$)).subscribe((message) => send(message));
-        } else {
-          session = stack.agentFor(dialogue).handle(transport);
+        const slot = admission.admit();
+        if (!slot) {
+          log(`call refused: ${admission.draining ? 'draining' : `all ${admission.capacity} lines in use`}`);
+          throw new AgentBusyError(admission.draining ? 'draining' : 'full', busyRetryAfterMs);
         }
-        session.events$.subscribe((event) => {
-          if (event.type === 'turn-metrics') log(describeTurn(event.report));
-          if (event.type === 'error') log(`${event.stage} error: ${event.message}`);
-          if (event.type === 'hangup') log(`call ended: ${event.reason}`);
-        });
-        log(`call started: agent ${name}, ${mode}, trace ${session.traceId}`);
-        hooks.onCall?.({ transport, session, request, agent: name });
-        return { agent: name, mode, stop: () => session.hangup('caller left') };
+        try {
+          return await startSession(transport, request, slot.release);
+        } catch (error) {
+          slot.release();
+          throw error;
+        }
       },
     });
   } catch (error) {
+    unwatch();
     await closeStacks();
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       throw new Error(`port ${options.port} on ${options.host} is in use; pick another with --port`);
     }
     throw error;
+  }
+
+  async function startSession(transport: Transport, request: CallRequest, release: () => void): Promise<CallSession> {
+    const { name, dialogue } = source.create(request.agent);
+    const mode = request.mode ?? options.mode;
+    const stack = await stackFor(mode);
+    const send = transport.send?.bind(transport);
+    let session: AgentCallSession;
+    if (send) {
+      // Pages get the agent's words as they are played, so the call's speech and playout are watched.
+      const captions = new SpokenCaptions();
+      const speech = captions.speech(stack.agentFor(dialogue).options.tts);
+      session = stack.agentFor(dialogue, { tts: speech }).handle(captions.transport(transport));
+      captions.follow(session.events$);
+      session.events$.pipe(toBrowserMessages(captions.captions$)).subscribe((message) => send(message));
+    } else {
+      session = stack.agentFor(dialogue).handle(transport);
+    }
+    session.events$.subscribe((event) => {
+      if (event.type === 'turn-metrics') {
+        recordTurn(event.report.metrics);
+        log(describeTurn(event.report));
+      }
+      if (event.type === 'error') log(`${event.stage} error: ${event.message}`);
+      if (event.type === 'hangup') {
+        release();
+        log(`call ended: ${event.reason}`);
+      }
+    });
+    log(`call started: agent ${name}, ${mode}, trace ${session.traceId}`);
+    hooks.onCall?.({ transport, session, request, agent: name });
+    return {
+      agent: name,
+      mode,
+      stop: () => {
+        session.hangup('caller left');
+        release();
+      },
+    };
   }
   // The other mode's stack warms up in the background, so switching modes on the page does not wait for it.
   const otherMode: AgentMode = options.mode === 'balanced' ? 'low-latency' : 'balanced';
@@ -154,7 +194,10 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
   return {
     url: server.url,
     server,
+    admission,
+    drain: (timeoutMs) => admission.drain(timeoutMs),
     close: async () => {
+      unwatch();
       await server.close();
       await closeStacks();
     },
@@ -171,17 +214,30 @@ function describeTurn(report: TurnReport): string {
   return `turn ${report.turn}: ${caller}agent "${report.agent_text}"${figures.length ? ` (${figures.join(', ')})` : ''}`;
 }
 
-/** `shoal agent`: runs until interrupted (Ctrl-C), printing the page's URL and one line per turn. */
+/** A refused caller is told to try again after this long. */
+const busyRetryAfterMs = 30_000;
+
+/**
+ * `shoal agent`: runs until SIGINT/SIGTERM, printing the page's URL and one line per turn. The signal drains:
+ * no new calls, calls in progress get up to `drainTimeoutMs` to end, then everything closes and the process
+ * exits 0. A second signal stops at once.
+ */
 export async function runAgentCommand(options: AgentCommandOptions): Promise<void> {
   process.stdout.write('starting the speech service and the agent…\n');
   const app = await startAgentApp(options, { log: (line) => process.stdout.write(`${line}\n`) });
-  process.stdout.write(`Shoal demo agent: open ${app.url} and press Start call\n`);
+  process.stdout.write(`Shoal demo agent: open ${app.url} and press Start call (up to ${app.admission.capacity} calls at once)\n`);
   process.stdout.write(`telephony media stream: ${app.url.replace(/^http/, 'ws')}telephony\n`);
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
   });
-  process.stdout.write('stopping…\n');
+  const drainTimeoutMs = options.drainTimeoutMs ?? 30_000;
+  process.once(signal, () => {
+    process.stderr.write(`${signal} again: exiting without waiting\n`);
+    process.exit(130);
+  });
+  process.stdout.write(`${signal}: draining (${app.admission.active} calls in progress, up to ${drainTimeoutMs} ms)…\n`);
+  await app.drain(drainTimeoutMs);
+  process.stdout.write(`stopping (${app.admission.active} calls cut)…\n`);
   await app.close();
 }

@@ -24,13 +24,14 @@ export class WorkerClient<Request extends object, Reply extends { seq: number }>
     return this.worker !== undefined;
   }
 
-  request(body: Request): Promise<Reply> {
+  /** Sends `body` (moving the buffers in `transfer` rather than copying them) and resolves with the reply. */
+  request(body: Request, transfer: readonly ArrayBuffer[] = []): Promise<Reply> {
     const worker = this.ensureWorker();
     const seq = ++this.seq;
     return new Promise<Reply>((resolve, reject) => {
       this.pending.set(seq, { worker, resolve, reject });
       worker.ref();
-      worker.postMessage({ ...body, seq });
+      worker.postMessage({ ...body, seq }, transfer);
     });
   }
 

@@ -45,9 +45,10 @@ export async function runServe(options: ServeOptions): Promise<void> {
         process.exit(130);
       }
       stopping = true;
-      service.app.log.info({ signal }, 'shutting down');
+      service.app.log.info({ signal, drainTimeoutMs: options.drainTimeoutMs }, 'draining, then shutting down');
       service
-        .close()
+        .drain(options.drainTimeoutMs)
+        .then(() => service.close())
         .catch((error: unknown) => service.app.log.error({ err: error }, 'closing the server failed'))
         .finally(() => {
           accounts.close();

@@ -10,6 +10,7 @@ import { defaultEngines } from './engines.js';
 import { sendError } from './http/errors.js';
 import { installGate } from './http/gate.js';
 import { answerClientError, applyConnectionLimits, defaults as connectionDefaults, httpServerOptions, type ConnectionLimits } from './http/connection-limits.js';
+import { installProbes, type ServiceDrain } from './http/probes.js';
 import { installMsgpackParser } from './http/content-type.js';
 import { registerTtsRoutes } from './tts/routes.js';
 import { registerAsrRoute } from './asr/route.js';
@@ -53,6 +54,8 @@ export interface SpeechService {
   context: ServiceContext;
   /** Starts listening; resolves with the base URL, e.g. `http://127.0.0.1:8080`. */
   listen(address: { host?: string; port?: number }): Promise<string>;
+  /** Stops taking requests (readyz 503, requests 503) and waits up to `timeoutMs` for those in progress. */
+  drain(timeoutMs: number): Promise<void>;
   /** Closes live sessions and the HTTP server. */
   close(): Promise<void>;
 }
@@ -84,6 +87,7 @@ export async function createSpeechService(options: Partial<SpeechServiceOptions>
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send({ status: 404, message: `no route ${request.method} ${request.url.split('?')[0]}` }),
   );
+  const probes: ServiceDrain = installProbes(app);
   installGate(app, accounts);
   installMsgpackParser(app, context.limits.msgpack);
   await app.register(multipart, { limits: { fileSize: context.limits.asrAudioBytes, files: 1, fields: 10, parts: 12 } });
@@ -120,6 +124,7 @@ export async function createSpeechService(options: Partial<SpeechServiceOptions>
       const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
       return `http://${shownHost}:${address.port}`;
     },
+    drain: (timeoutMs) => probes.drain(timeoutMs),
     async close() {
       await live.close();
       await app.close();

@@ -46,3 +46,20 @@ export function callTraceparent(...candidates: Array<string | null | undefined>)
 export function isCallMode(value: unknown): value is CallMode {
   return value === 'low-latency' || value === 'balanced';
 }
+
+/**
+ * The agent takes no more calls now (every line in use, or the process is draining). Transports answer at
+ * once without touching the calls in progress: the browser page is told the agent is busy, a phone caller
+ * hears a short busy line.
+ */
+export class AgentBusyError extends Error {
+  override readonly name = 'AgentBusyError';
+  readonly status = 503;
+  constructor(
+    readonly reason: 'full' | 'draining',
+    /** A suggested wait before calling again. */
+    readonly retryAfterMs: number,
+  ) {
+    super(reason === 'full' ? 'the agent is busy: every line is in use; try again in a minute' : 'the agent is shutting down; try again shortly');
+  }
+}

@@ -2,6 +2,6 @@
 export * from './browser/index.js';
 export * from './telephony/index.js';
 export * from './file/index.js';
-export { CallRejectedError, callTraceparent, isCallMode, type CallMode, type CallRequest, type CallSession, type StartCall } from './call-session.js';
+export { AgentBusyError, CallRejectedError, callTraceparent, isCallMode, type CallMode, type CallRequest, type CallSession, type StartCall } from './call-session.js';
 export { PlayoutRateConverter } from './playout-rate.js';
 export * from './livekit/index.js';

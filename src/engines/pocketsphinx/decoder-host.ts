@@ -1,22 +1,35 @@
 import { EngineUnavailableError } from '../types.js';
 import { startModuleWorker } from '../module-worker.js';
-import { WorkerClient } from '../worker-client.js';
+import { WorkerPool, type PinnedWorker, type RunOptions, type WorkerPoolOptions } from '../workers/index.js';
 import { installHint, type PocketSphinxOptions } from './options.js';
 import type { DecoderReply, DecoderRequest } from './protocol.js';
 
 type RequestBody = DecoderRequest extends infer R ? (R extends DecoderRequest ? Omit<R, 'seq'> : never) : never;
 type Success = Extract<DecoderReply, { ok: true }>;
+type LeaseRequest = RequestBody extends infer R ? (R extends { lease: number } ? Omit<R, 'lease'> : never) : never;
 
-/** The main thread's handle on the decoder worker (one per configuration per process). */
+/** One recognizer's decoder: it lives in one worker thread, so every request of the lease goes there. */
+export interface DecoderLease {
+  request(body: LeaseRequest): Promise<Success>;
+  /** Returns the decoder to its worker's idle pool and frees the pin. */
+  release(): Promise<void>;
+}
+
+/**
+ * The main thread's handle on the decoder workers (one pool per configuration per process). Each recognizer
+ * is pinned to the worker with the fewest recognizers, where its decoder stays for the whole call;
+ * whole-buffer transcriptions go to the least-loaded worker and are refused (EngineBusyError) when the
+ * pool's queue is full.
+ */
 export class DecoderHost {
-  private readonly client: WorkerClient<RequestBody, DecoderReply>;
+  private readonly pool: WorkerPool<RequestBody, DecoderReply>;
   private leases = 0;
   private static readonly byOptions = new Map<string, DecoderHost>();
-  /** Milliseconds the most recent decoder construction took in the worker (model load). */
+  /** Milliseconds the most recent decoder construction took in a worker (model load). */
   lastDecoderInitMs: number | undefined;
 
-  constructor(options: PocketSphinxOptions) {
-    this.client = new WorkerClient(() => startModuleWorker(import.meta.url, 'decoder-worker', { options }), 'pocketsphinx');
+  constructor(options: PocketSphinxOptions, pool: Partial<Omit<WorkerPoolOptions, 'name'>> = {}) {
+    this.pool = new WorkerPool((index) => startModuleWorker(import.meta.url, 'decoder-worker', { options, index }), { name: 'pocketsphinx', ...pool });
   }
 
   static shared(options: PocketSphinxOptions): DecoderHost {
@@ -29,28 +42,46 @@ export class DecoderHost {
     return host;
   }
 
-  newLease(): number {
-    return ++this.leases;
+  /** Worker threads decoding. */
+  get workers(): number {
+    return this.pool.options.size;
   }
 
-  async request(body: RequestBody): Promise<Success> {
-    const reply = await this.client.request(body);
+  /** Opens a decoder on the worker with the fewest open ones; the open reply carries the model load time. */
+  lease(telephoneBand = false): { lease: DecoderLease; opened: Promise<Success> } {
+    const worker = this.pool.pin();
+    const id = ++this.leases;
+    const lease: DecoderLease = {
+      request: (body) => this.check(worker.run({ ...body, lease: id } as RequestBody)),
+      release: async () => {
+        try {
+          await this.check(worker.run({ op: 'close', lease: id }));
+        } finally {
+          worker.release();
+        }
+      },
+    };
+    return { lease, opened: this.check(worker.run({ op: 'open', lease: id, telephoneBand })) };
+  }
+
+  /** Decodes a whole buffer on the least-loaded worker. */
+  transcribe(pcm: Int16Array, options: RunOptions = {}): Promise<Success> {
+    return this.check(this.pool.run({ op: 'transcribe', pcm }, options));
+  }
+
+  /** Frees every decoder and the language model in each worker, then stops them; later requests start new ones. */
+  async shutdown(): Promise<void> {
+    await this.pool.broadcast({ op: 'dispose' }).catch(() => undefined);
+    await this.pool.stop();
+  }
+
+  private async check(pending: Promise<DecoderReply>): Promise<Success> {
+    const reply = await pending;
     if (reply.ok) {
       if (reply.initMs !== undefined) this.lastDecoderInitMs = reply.initMs;
       return reply;
     }
     if (reply.unavailable) throw new EngineUnavailableError('pocketsphinx', `${reply.message}. Install it with: ${installHint}`);
     throw new Error(`pocketsphinx: ${reply.message}`);
-  }
-
-  /** Returns a recognizer's decoder to the pool; nothing to do when the worker has been stopped. */
-  async release(lease: number): Promise<void> {
-    if (this.client.running) await this.request({ op: 'close', lease });
-  }
-
-  /** Frees every decoder and the language model, then stops the worker; later requests start a new one. */
-  async shutdown(): Promise<void> {
-    if (this.client.running) await this.request({ op: 'dispose' }).catch(() => undefined);
-    await this.client.stop();
   }
 }

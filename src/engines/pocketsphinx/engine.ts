@@ -9,9 +9,10 @@ import { PocketSphinxRecognizer } from './streaming-recognizer.js';
 const englishTags = new Set(['en', 'en-us', 'en_us', 'english', 'auto']);
 
 /**
- * Speech recognition on Debian's pocketsphinx (US English). Decoding runs on a worker thread that owns
- * the decoders, so the event loop never waits for the search; decoders are pooled so the model load
- * (about half a second) is paid once per concurrent recognizer, not per utterance.
+ * Speech recognition on Debian's pocketsphinx (US English). Decoding runs on worker threads (one per core by
+ * default) that own the decoders, so the event loop never waits for the search; each recognizer is pinned
+ * to the worker with the fewest, and decoders are pooled per worker so the model load (about half a second)
+ * is paid once per concurrent recognizer, not per utterance.
  */
 export class PocketSphinxEngine implements SpeechRecognitionEngine {
   readonly name = 'pocketsphinx';
@@ -26,7 +27,7 @@ export class PocketSphinxEngine implements SpeechRecognitionEngine {
 
   createRecognizer(options: RecognizerOptions = {}): StreamingRecognizer {
     this.ensureAvailable(options.language);
-    return new PocketSphinxRecognizer(this.host, this.host.newLease(), options.telephoneBand ?? false);
+    return new PocketSphinxRecognizer(this.host, options.telephoneBand ?? false);
   }
 
   /** Long audio is decoded as consecutive utterances of at most 20 s, cut at quiet points. */
@@ -35,7 +36,7 @@ export class PocketSphinxEngine implements SpeechRecognitionEngine {
     this.ensureAvailable(options.language);
     const words: WordTiming[] = [];
     for (const piece of splitAtQuietPoints(pcm16k).flatMap((whole) => voicedRegions(whole))) {
-      const reply = await this.host.request({ op: 'transcribe', pcm: piece.pcm });
+      const reply = await this.host.transcribe(piece.pcm, { signal: options.signal });
       options.signal?.throwIfAborted();
       const offsetMs = (piece.startSample / 16000) * 1000;
       for (const w of reply.hypothesis?.words ?? []) words.push({ ...w, startMs: w.startMs + offsetMs, endMs: w.endMs + offsetMs });
@@ -43,16 +44,19 @@ export class PocketSphinxEngine implements SpeechRecognitionEngine {
     return { text: words.map((w) => w.word).join(' '), words };
   }
 
-  /** Loads a decoder ahead of the first call; resolves with the model load time in ms (0 if one was idle). */
+  /** Loads a decoder in every worker ahead of the first calls; resolves with the longest model load in ms (0 if all were idle). */
   async preload(): Promise<number> {
     this.ensureAvailable();
-    const lease = this.host.newLease();
-    const opened = await this.host.request({ op: 'open', lease });
-    await this.host.request({ op: 'close', lease });
-    return opened.initMs ?? 0;
+    const leases = Array.from({ length: this.host.workers }, () => this.host.lease());
+    try {
+      const opened = await Promise.all(leases.map((l) => l.opened));
+      return Math.max(...opened.map((reply) => reply.initMs ?? 0));
+    } finally {
+      await Promise.all(leases.map((l) => l.lease.release()));
+    }
   }
 
-  /** Stops the worker thread (shared by engines with the same options); it restarts on the next call. */
+  /** Stops the worker threads (shared by engines with the same options); they restart on the next call. */
   shutdown(): Promise<void> {
     return this.host.shutdown();
   }

@@ -1,19 +1,18 @@
 import type { Hypothesis, StreamingRecognizer } from '../types.js';
-import type { DecoderHost } from './decoder-host.js';
+import type { DecoderHost, DecoderLease } from './decoder-host.js';
 
 const empty: Hypothesis = { text: '', words: [] };
 
-/** One recognizer = one decoder in the worker, leased on creation and returned on close. */
+/** One recognizer = one decoder in one worker thread, leased on creation and returned on close. */
 export class PocketSphinxRecognizer implements StreamingRecognizer {
   private closed = false;
+  private readonly lease: DecoderLease;
   private readonly opened: Promise<unknown>;
 
-  constructor(
-    private readonly host: DecoderHost,
-    private readonly lease: number,
-    telephoneBand = false,
-  ) {
-    this.opened = host.request({ op: 'open', lease, telephoneBand });
+  constructor(host: DecoderHost, telephoneBand = false) {
+    const { lease, opened } = host.lease(telephoneBand);
+    this.lease = lease;
+    this.opened = opened;
     // A failed open surfaces on the next call; this keeps it from being reported as unhandled meanwhile.
     this.opened.catch(() => undefined);
   }
@@ -22,27 +21,27 @@ export class PocketSphinxRecognizer implements StreamingRecognizer {
     this.assertOpen();
     await this.opened;
     if (pcm16k.length === 0) return;
-    await this.host.request({ op: 'write', lease: this.lease, pcm: pcm16k });
+    await this.lease.request({ op: 'write', pcm: pcm16k });
   }
 
   async partial(): Promise<Hypothesis> {
     this.assertOpen();
     await this.opened;
-    return (await this.host.request({ op: 'partial', lease: this.lease })).hypothesis ?? empty;
+    return (await this.lease.request({ op: 'partial' })).hypothesis ?? empty;
   }
 
   async finish(): Promise<Hypothesis> {
     this.assertOpen();
     await this.opened;
-    return (await this.host.request({ op: 'finish', lease: this.lease })).hypothesis ?? empty;
+    return (await this.lease.request({ op: 'finish' })).hypothesis ?? empty;
   }
 
   close(): void {
     if (this.closed) return;
     this.closed = true;
     this.opened.then(
-      () => this.host.release(this.lease).catch(() => undefined),
-      () => undefined,
+      () => this.lease.release().catch(() => undefined),
+      () => this.lease.release().catch(() => undefined),
     );
   }
 

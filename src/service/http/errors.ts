@@ -2,6 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { ServiceError } from '../accounts.js';
 import { EngineUnavailableError } from '../../engines/types.js';
+import { EngineBusyError } from '../../engines/workers/index.js';
 
 /** One entry of a 422 body, in the interface description's shape. */
 export interface ValidationIssue {
@@ -136,6 +137,10 @@ export function sendError(error: unknown, request: FastifyRequest, reply: Fastif
   if (isStorageFull(error)) {
     request.log.error({ err: error }, 'storage is full');
     return reply.code(507).send({ status: 507, message: "the server's storage is full and nothing was saved; retry later (the operator must free disk space)" });
+  }
+  if (error instanceof EngineBusyError) {
+    reply.header('retry-after', String(Math.ceil(error.retryAfterMs / 1000)));
+    return reply.code(503).send({ status: 503, message: error.message, retryAfterMs: error.retryAfterMs });
   }
   const fastifyError = error as Partial<FastifyError>;
   const status = statusOf(error);

@@ -17,6 +17,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Inference routes check credit before any work starts (402) and reserve their price before the work. */
     inference?: boolean;
+    /** Health and metrics probes: answered without an API key. */
+    probe?: boolean;
   }
 }
 
@@ -39,6 +41,7 @@ export function installGate(app: FastifyInstance, accounts: AccountGate): void {
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     request.traceContext = extractTraceContext(request.headers);
     request.traceId = trace.getSpanContext(request.traceContext)?.traceId ?? newTraceId();
+    if (request.routeOptions.config?.probe) return;
     const principal = await accounts.authenticate(bearerKey(request.headers.authorization));
     if (!principal) throw new ServiceError(401, unauthorizedMessage);
     request.principal = principal;

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { RawData, WebSocket } from 'ws';
-import { CallRejectedError, callTraceparent, isCallMode, type CallRequest, type StartCall } from '../call-session.js';
+import { AgentBusyError, CallRejectedError, callTraceparent, isCallMode, type CallRequest, type StartCall } from '../call-session.js';
 import { WebSocketCalls } from '../websocket-calls.js';
 import { BrowserTransport } from './browser-transport.js';
 import { browserProtocol, parseClientMessage, type CallMode, type ServerMessage } from './protocol.js';
@@ -81,6 +81,12 @@ export class BrowserEndpoint {
         state = 'live';
         reply({ type: 'ready', callId, sampleRate: browserProtocol.sampleRate, traceparent: request.traceparent, mode: session.mode, agent: session.agent });
       } catch (error) {
+        if (error instanceof AgentBusyError) {
+          this.calls.end(callId, 'agent busy');
+          reply({ type: 'error', code: 'agent_busy', message: error.message, retryAfterMs: error.retryAfterMs });
+          ws.close(1013, 'agent busy');
+          return;
+        }
         const rejected = error instanceof CallRejectedError ? error : undefined;
         if (!rejected) this.options.onError?.(error, callId);
         const code = rejected ? (rejected.code === 'unknown_agent' ? 'unknown_agent' : 'bad_message') : 'agent_failed';

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { StartCall } from '../call-session.js';
 import { answerClientError, answerRawSocket, applyConnectionLimits, connectionDefaults, httpServerOptions, type ConnectionLimits } from '../../service/index.js';
 import { checkUpgrade, upgradeGuardDefaults, type UpgradeGuardOptions } from '../upgrade-guard.js';
+import { handleProbe, type Readiness } from '../../metrics/index.js';
 import { TelephonyEndpoint, type TelephonyTransport } from '../telephony/index.js';
 import { BrowserEndpoint } from './browser-endpoint.js';
 import type { BrowserTransport } from './browser-transport.js';
@@ -17,6 +18,8 @@ export interface DemoServerOptions {
   /** The agents the page's picker offers. */
   agents: AgentListing;
   startCall: StartCall<BrowserTransport | TelephonyTransport>;
+  /** Answers `/healthz`, `/readyz` and `/metrics` when given (what `/readyz` reports). */
+  readiness?: Readiness;
   onError?(error: unknown, where: string): void;
   /** Origins and access token the browser WebSocket accepts. */
   guard: UpgradeGuardOptions;
@@ -52,7 +55,12 @@ export async function startDemoServer(options: Partial<DemoServerOptions> & Pick
     startCall: o.startCall,
     onError: (error, streamSid) => o.onError?.(error, `telephony stream ${streamSid ?? '(not started)'}`),
   });
-  const http = createServer(httpServerOptions(o.connections), demoPageHandler(assets, o.agents));
+  const page = demoPageHandler(assets, o.agents);
+  const readiness = o.readiness;
+  const http = createServer(httpServerOptions(o.connections), (request, response) => {
+    if (readiness && handleProbe(request, response, readiness)) return;
+    page(request, response);
+  });
   applyConnectionLimits(http, o.connections);
   http.on('upgrade', (request, socket, head) => {
     socket.on('error', () => socket.destroy());

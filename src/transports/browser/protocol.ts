@@ -53,7 +53,7 @@ export type ServerMessage =
   | { type: 'agent_text'; turn: number; text: string; final: boolean; interrupted?: boolean }
   | ({ type: 'metrics' } & TurnLatency)
   | { type: 'hangup'; reason?: string }
-  | { type: 'error'; code: BrowserErrorCode; message: string };
+  | { type: 'error'; code: BrowserErrorCode; message: string; retryAfterMs?: number };
 
 export type BrowserErrorCode =
   | 'bad_json'
@@ -63,6 +63,7 @@ export type BrowserErrorCode =
   | 'unsupported_rate'
   | 'unknown_agent'
   | 'agent_failed'
+  | 'agent_busy'
   | 'hello_timeout'
   | 'agent_error';
 

@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { RawData, WebSocket } from 'ws';
-import { callTraceparent, isCallMode, type StartCall } from '../call-session.js';
+import { AgentBusyError, callTraceparent, isCallMode, type StartCall } from '../call-session.js';
+import { sendBusyLine } from './busy-line.js';
 import { WebSocketCalls } from '../websocket-calls.js';
 import { mediaStream, parseInboundMessage, type StartMessage } from './media-stream-messages.js';
 import { TelephonyTransport } from './telephony-transport.js';
@@ -87,6 +88,11 @@ export class TelephonyEndpoint {
         });
         this.calls.attachSession(key, session);
       } catch (error) {
+        if (error instanceof AgentBusyError) {
+          this.calls.end(key, 'agent busy');
+          await sendBusyLine(ws, streamSid);
+          return;
+        }
         this.report(error, streamSid);
         ws.close(1011, 'call could not start');
       }

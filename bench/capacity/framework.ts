@@ -1,0 +1,65 @@
+/** (b) The framework alone: engines replaced by doubles with hosted latencies, many calls in one process. */
+import { VoiceAgent, type TurnReport } from '../../src/agent/index.js';
+import { runFileCall } from '../../src/transports/file/run-call.js';
+import { callerTrack, EnergyVad, FixedDialogue, AmplitudeStt, ToneTts } from '../../test/agent-doubles.js';
+import { HostedDialogue, HostedStt, HostedTts, hostedLatencyMs } from './hosted-doubles.js';
+import { mb, p, round, rssSampler, settledMemory } from './measure.js';
+
+const callMs = 10_000;
+const track = callerTrack(callMs, [
+  { atMs: 800, ms: 1500, amplitude: 5000 },
+  { atMs: 5500, ms: 1200, amplitude: 5000 },
+]);
+
+function hostedAgent(): VoiceAgent {
+  return new VoiceAgent({ dialogue: new HostedDialogue(), stt: new HostedStt(), tts: new HostedTts(), vad: () => new EnergyVad(), mode: 'low-latency' });
+}
+
+/** `calls` concurrent real-time calls started over `spreadMs`: framework overhead per turn and memory per call. */
+export async function concurrentCalls(calls: number, spreadMs: number) {
+  const agent = hostedAgent();
+  await runFileCall(agent, track, { fast: false }); // warm-up (JIT)
+  const before = await settledMemory();
+  const sampler = rssSampler();
+  const cpu = process.cpuUsage();
+  const turns: TurnReport[] = [];
+  await Promise.all(
+    Array.from({ length: calls }, async (_, i) => {
+      await new Promise((resolve) => setTimeout(resolve, (i * spreadMs) / calls));
+      const { summary } = await runFileCall(agent, track, { fast: false });
+      turns.push(...summary.turns.filter((t) => t.user_text !== ''));
+    }),
+  );
+  const used = process.cpuUsage(cpu);
+  const peak = sampler.stop();
+  const overhead = turns.map((t) => t.metrics.frameworkOverheadMs).filter((v): v is number => v !== undefined);
+  const v2v = turns.map((t) => t.metrics.voiceToVoiceMs).filter((v): v is number => v !== undefined);
+  return {
+    calls,
+    engine_latency_ms: hostedLatencyMs,
+    turns: turns.length,
+    framework_overhead_p50_ms: p(overhead, 50),
+    framework_overhead_p95_ms: p(overhead, 95),
+    v2v_p50_ms: p(v2v, 50),
+    v2v_p95_ms: p(v2v, 95),
+    rss_per_call_mb: round((peak - before.rss) / 2 ** 20 / calls, 2),
+    cpu_ms_per_call_second: round((used.user + used.system) / 1000 / ((calls * callMs) / 1000), 2),
+  };
+}
+
+/** `count` calls one after another on a virtual clock with zero-cost doubles: does memory grow per call? */
+export async function sequentialCalls(count: number) {
+  const agent = new VoiceAgent({ dialogue: new FixedDialogue('Sure.'), stt: new AmplitudeStt(), tts: new ToneTts(), vad: () => new EnergyVad(), mode: 'low-latency' });
+  for (let i = 0; i < 50; i++) await runFileCall(agent, track, { fast: true });
+  const start = await settledMemory();
+  for (let i = 0; i < count; i++) await runFileCall(agent, track, { fast: true });
+  const end = await settledMemory();
+  return {
+    calls: count,
+    rss_start_mb: mb(start.rss),
+    rss_end_mb: mb(end.rss),
+    rss_growth_mb: mb(end.rss - start.rss),
+    heap_growth_mb: mb(end.heap - start.heap),
+    heap_growth_kb_per_call: round((end.heap - start.heap) / 1024 / count, 2),
+  };
+}

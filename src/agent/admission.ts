@@ -1,0 +1,86 @@
+import { availableParallelism } from 'node:os';
+import { BehaviorSubject, Subject, filter, firstValueFrom, race, timer } from 'rxjs';
+
+/** How many calls one process takes. */
+export interface AdmissionOptions {
+  /** Calls admitted at once; default: `callsPerCore` times the cores. */
+  maxCalls: number;
+}
+
+/**
+ * Calls per core the embedded stack serves within 1.5x of one call's voice-to-voice p95 (bench/capacity.ts
+ * on 2 cores: see the README's "Capacity" section). Hosted engines cost the process far less per call; pass
+ * `maxCalls` for those.
+ */
+export const callsPerCore = 4;
+
+export const defaults: AdmissionOptions = { maxCalls: callsPerCore * availableParallelism() };
+
+/** A call that was let in; `release()` at hangup (more calls are harmless). */
+export interface AdmittedCall {
+  release(): void;
+}
+
+export type AdmissionDecision = 'accepted' | 'refused';
+
+/**
+ * Knows how many calls this process runs and how many it can take. `admit()` answers at once: a slot, or
+ * `undefined` when full or draining, so a caller beyond capacity is turned away without touching the calls
+ * in progress. `drain()` stops admitting and waits (bounded) for the calls in progress to end.
+ */
+export class CallAdmission {
+  readonly capacity: number;
+  private readonly active$ = new BehaviorSubject(0);
+  private readonly decisions = new Subject<AdmissionDecision>();
+  /** Each admission decision as it is made (for counters). */
+  readonly decisions$ = this.decisions.asObservable();
+  private isDraining = false;
+
+  constructor(options: Partial<AdmissionOptions> = {}) {
+    const maxCalls = options.maxCalls ?? defaults.maxCalls;
+    if (!Number.isInteger(maxCalls) || maxCalls < 1) throw new RangeError(`maxCalls must be a positive integer, got ${maxCalls}`);
+    this.capacity = maxCalls;
+  }
+
+  get active(): number {
+    return this.active$.value;
+  }
+
+  get draining(): boolean {
+    return this.isDraining;
+  }
+
+  /** Share of the capacity in use, 0..1 (1 while draining: take no more calls here). */
+  load(): number {
+    return this.isDraining ? 1 : Math.min(1, this.active / this.capacity);
+  }
+
+  /** True while a call would be admitted. */
+  get ready(): boolean {
+    return !this.isDraining && this.active < this.capacity;
+  }
+
+  admit(): AdmittedCall | undefined {
+    if (!this.ready) {
+      this.decisions.next('refused');
+      return undefined;
+    }
+    this.active$.next(this.active + 1);
+    this.decisions.next('accepted');
+    let released = false;
+    return {
+      release: () => {
+        if (released) return;
+        released = true;
+        this.active$.next(this.active - 1);
+      },
+    };
+  }
+
+  /** Stops admitting and resolves when no call is active or after `timeoutMs`, whichever comes first. */
+  async drain(timeoutMs: number): Promise<void> {
+    this.isDraining = true;
+    const idle = this.active$.pipe(filter((count) => count === 0));
+    await firstValueFrom(race(idle, timer(timeoutMs)));
+  }
+}

@@ -1,0 +1,45 @@
+import { availableParallelism } from 'node:os';
+
+/** How one pool of worker threads is sized and bounded. */
+export interface WorkerPoolOptions {
+  /** Names the pool in errors and metrics, e.g. "pocketsphinx". */
+  name: string;
+  /** Worker threads; default: one per core (`SHOAL_WORKERS` overrides it for every pool). */
+  size: number;
+  /**
+   * Unpinned tasks allowed to wait for a worker; one more is refused with EngineBusyError. Pinned tasks
+   * (work of a call already admitted) are never refused: the call was accepted, so its work is owed.
+   */
+  maxQueue: number;
+  /** Tasks handed to one worker at a time; the rest wait in the pool's queue, where an abort drops them. */
+  inFlightPerWorker: number;
+  /** The Retry-After suggested when the queue is full. */
+  retryAfterMs: number;
+}
+
+/** Worker threads per pool on this machine: `SHOAL_WORKERS` when set, else one per core. */
+export function machineWorkers(env: NodeJS.ProcessEnv = process.env): number {
+  const configured = env['SHOAL_WORKERS'];
+  if (configured !== undefined && configured !== '') {
+    const count = Number(configured);
+    if (!Number.isInteger(count) || count < 1) throw new RangeError(`SHOAL_WORKERS must be a positive integer, got "${configured}"`);
+    return count;
+  }
+  return availableParallelism();
+}
+
+export const defaults: Omit<WorkerPoolOptions, 'name'> = {
+  size: machineWorkers(),
+  maxQueue: 64,
+  inFlightPerWorker: 4,
+  retryAfterMs: 1000,
+};
+
+export function checkPoolOptions(options: WorkerPoolOptions): void {
+  for (const key of ['size', 'inFlightPerWorker'] as const) {
+    if (!Number.isInteger(options[key]) || options[key] < 1) throw new RangeError(`${key} must be a positive integer, got ${options[key]}`);
+  }
+  if (!Number.isInteger(options.maxQueue) || options.maxQueue < 0) {
+    throw new RangeError(`maxQueue must be a non-negative integer, got ${options.maxQueue}`);
+  }
+}

@@ -1,0 +1,21 @@
+import { Gauge } from 'prom-client';
+import { WorkerPool, type PoolStats } from '../engines/workers/index.js';
+import { metricsRegistry } from './registry.js';
+
+function poolGauge(name: string, help: string, read: (stats: PoolStats) => number): void {
+  new Gauge({
+    name,
+    help,
+    labelNames: ['pool'] as const,
+    registers: [metricsRegistry],
+    collect() {
+      this.reset();
+      for (const pool of WorkerPool.all) this.set({ pool: pool.options.name }, read(pool.stats));
+    },
+  });
+}
+
+poolGauge('shoal_engine_queue_depth', 'Engine tasks waiting for a worker thread', (s) => s.queueDepth);
+poolGauge('shoal_engine_busy', 'Engine tasks running on worker threads', (s) => s.busy);
+poolGauge('shoal_engine_workers', 'Worker threads started', (s) => s.running);
+poolGauge('shoal_engine_pinned', 'Users pinned to a worker (e.g. one per call recognizer)', (s) => s.pinned);

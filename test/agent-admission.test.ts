@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { CallAdmission, type AdmissionDecision } from '../src/agent/index.js';
+
+describe('call admission', () => {
+  it('admits up to its capacity, then refuses at once without touching the calls in progress', () => {
+    const admission = new CallAdmission({ maxCalls: 2 });
+    const decisions: AdmissionDecision[] = [];
+    admission.decisions$.subscribe((d) => decisions.push(d));
+    const first = admission.admit();
+    const second = admission.admit();
+    expect(first).toBeDefined();
+    expect(second).toBeDefined();
+    expect(admission.load()).toBe(1);
+    expect(admission.ready).toBe(false);
+    expect(admission.admit()).toBeUndefined();
+    expect(admission.active).toBe(2);
+    first!.release();
+    first!.release(); // idempotent: the second release frees nothing more
+    expect(admission.active).toBe(1);
+    expect(admission.load()).toBe(0.5);
+    expect(admission.admit()).toBeDefined();
+    expect(decisions).toEqual(['accepted', 'accepted', 'refused', 'accepted']);
+  });
+
+  it('rejects a capacity that is not a positive integer', () => {
+    expect(() => new CallAdmission({ maxCalls: 0 })).toThrow(/maxCalls must be a positive integer/);
+    expect(() => new CallAdmission({ maxCalls: 1.5 })).toThrow(RangeError);
+  });
+
+  it('drain stops admitting and resolves when the last call ends', async () => {
+    const admission = new CallAdmission({ maxCalls: 4 });
+    const call = admission.admit()!;
+    let drained = false;
+    const drain = admission.drain(5000).then(() => (drained = true));
+    expect(admission.draining).toBe(true);
+    expect(admission.load()).toBe(1);
+    expect(admission.admit()).toBeUndefined();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(drained).toBe(false);
+    call.release();
+    await drain;
+    expect(drained).toBe(true);
+  });
+
+  it('drain gives up after its timeout when calls do not end', async () => {
+    const admission = new CallAdmission({ maxCalls: 1 });
+    admission.admit();
+    const started = performance.now();
+    await admission.drain(60);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(55);
+    expect(admission.active).toBe(1);
+  });
+
+  it('drain with no calls resolves at once', async () => {
+    const admission = new CallAdmission({ maxCalls: 1 });
+    const started = performance.now();
+    await admission.drain(5000);
+    expect(performance.now() - started).toBeLessThan(100);
+  });
+});

@@ -1,0 +1,11 @@
+/** Parses Prometheus text format into `name{labels}` → value; throws on a line that is not a sample or comment. */
+export function parsePrometheus(text: string): Map<string, number> {
+  const samples = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (!line || line.startsWith('#')) continue;
+    const match = /^([a-zA-Z_:][\w:]*(?:\{[^}]*\})?) (\S+)$/.exec(line);
+    if (!match) throw new Error(`not a Prometheus sample line: ${line}`);
+    samples.set(match[1]!, Number(match[2]));
+  }
+  return samples;
+}
