@@ -26,19 +26,35 @@ function percentile(values: number[], q: number): number {
 }
 
 /** Latencies of back-to-back cheap requests while `heavy` runs. */
-async function stallDuring(heavy: () => Promise<unknown>): Promise<{ p99Ms: number; maxMs: number; probes: number; heavyMs: number }> {
+async function stallDuring(heavy: () => Promise<unknown>) {
   const latencies: number[] = [];
+  const probeErrors: string[] = [];
   let running = true;
   const started = performance.now();
-  const work = heavy().finally(() => (running = false));
+  let heavyError: string | undefined;
+  const work = heavy()
+    .catch((error: unknown) => (heavyError = String((error as Error).cause ?? error)))
+    .finally(() => (running = false));
   while (running) {
     const sent = performance.now();
-    await (await fetch(`${serve.url}/wallet/self/api-credit`, { headers: auth })).arrayBuffer();
-    latencies.push(performance.now() - sent);
+    try {
+      await (await fetch(`${serve.url}/wallet/self/api-credit`, { headers: auth })).arrayBuffer();
+      latencies.push(performance.now() - sent);
+    } catch (error) {
+      probeErrors.push(String((error as Error).cause ?? error));
+    }
     await sleep(10);
   }
-  await work.catch(() => {});
-  return { p99Ms: round(percentile(latencies, 0.99)), maxMs: round(Math.max(...latencies)), probes: latencies.length, heavyMs: Math.round(performance.now() - started) };
+  await work;
+  return {
+    p99Ms: round(percentile(latencies, 0.99)),
+    maxMs: round(Math.max(...latencies)),
+    probes: latencies.length,
+    heavyMs: Math.round(performance.now() - started),
+    ...(probeErrors.length ? { probeErrors: probeErrors.length, firstProbeError: probeErrors[0] } : {}),
+    ...(heavyError ? { heavyError } : {}),
+    serverAlive: serve.child.exitCode === null,
+  };
 }
 
 const speech = await decodeAudio(readFileSync(new URL('../test/fixtures/speech/slt_00.wav', import.meta.url)));
