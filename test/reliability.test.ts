@@ -10,9 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { priceOf } from '../src/service/store/index.js';
-import { clientFrame, openRaw, openRawWebSocket } from './raw-http.js';
+import { concatSamples, decodeAudio, encodeWav } from '../src/audio/index.js';
+import { openRaw } from './raw-http.js';
 import { connectLive } from './service-live-client.js';
-import { startServeProcess, type ServeProcess } from './serve-process.js';
+import { startServeProcess, unreadLiveSessionMb, type ServeProcess } from './serve-process.js';
 
 const slow = process.env.SHOAL_RELIABILITY === '1';
 let serve: ServeProcess;
@@ -114,19 +115,9 @@ describe('shoal serve from outside', () => {
 
 describe.skipIf(!slow)('slow probes (SHOAL_RELIABILITY=1)', () => {
   it('keeps an unread live session within a few MB of server memory', async () => {
-    const before = serve.rssMb();
-    const readers = await Promise.all(Array.from({ length: 4 }, () => openRawWebSocket(serve.url, '/v1/tts/live', bearer('sk_dev'))));
-    for (const raw of readers) {
-      raw.socket.write(clientFrame(encode({ event: 'start', request: { text: '', format: 'pcm', sample_rate: 44100 } })));
-      raw.socket.write(clientFrame(encode({ event: 'text', text: 'This sentence is spoken again and again to fill the socket. '.repeat(300) })));
-      raw.socket.write(clientFrame(encode({ event: 'flush' })));
-      raw.socket.pause();
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20_000));
-    const perSessionMb = (serve.rssMb() - before) / readers.length;
-    readers.forEach((raw) => raw.socket.destroy());
+    const perSessionMb = await unreadLiveSessionMb(serve, 'sk_dev');
     expect(perSessionMb).toBeLessThan(5);
-  }, 60_000);
+  }, 90_000);
 
   it.skipIf(process.getuid?.() !== 0)('answers 507 and leaves nothing half-written when the disk fills during a model upload', async () => {
     const mount = mkdtempSync(join(tmpdir(), 'shoal-tiny-'));
@@ -135,14 +126,16 @@ describe.skipIf(!slow)('slow probes (SHOAL_RELIABILITY=1)', () => {
       mkdirSync(join(mount, 'data'));
       const tiny = await startServeProcess({ dataDir: join(mount, 'data') });
       try {
-        const wav = readFileSync(join(import.meta.dirname, 'fixtures/speech/slt_00.wav'));
+        const speech = await decodeAudio(readFileSync(join(import.meta.dirname, 'fixtures/speech/slt_00.wav')));
+        const wav = encodeWav(concatSamples(Array.from({ length: 9 }, () => speech.samples)), speech.sampleRate);
         const form = new FormData();
         form.set('type', 'tts');
         form.set('title', 'too big');
         form.set('train_mode', 'fast');
-        for (let i = 0; i < 4; i++) form.append('voices', new Blob([wav]), `v${i}.wav`), form.append('texts', 'hello');
+        form.set('visibility', 'private');
+        for (let i = 0; i < 4; i++) form.append('voices', new Blob([new Uint8Array(wav)]), `v${i}.wav`), form.append('texts', 'hello');
         const response = await fetch(`${tiny.url}/model`, { method: 'POST', headers: bearer('sk_dev'), body: form });
-        expect(response.status).toBe(507);
+        expect(await response.json()).toEqual({ status: 507, message: expect.stringMatching(/storage is full/) });
         expect(readdirSync(join(mount, 'data', 'files', 'staging'))).toEqual([]);
         expect((await fetch(`${tiny.url}/model?self=true`, { headers: bearer('sk_dev') })).status).toBe(200);
       } finally {

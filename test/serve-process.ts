@@ -3,7 +3,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { encode } from '@msgpack/msgpack';
 import { creditsToMicros, hashKeySecret, openSqliteStores } from '../src/service/store/index.js';
+import { clientFrame, openRawWebSocket } from './raw-http.js';
 
 const root = join(import.meta.dirname, '..');
 
@@ -74,3 +76,30 @@ export async function startServeProcess(options: { dataDir?: string; args?: stri
 }
 
 export { creditsToMicros };
+
+/** Live clients that send a long text and then read nothing at the TCP level. */
+async function liveSessions(serve: ServeProcess, key: string, count: number, read: boolean, holdMs: number) {
+  const sockets = await Promise.all(Array.from({ length: count }, () => openRawWebSocket(serve.url, '/v1/tts/live', { authorization: `Bearer ${key}` })));
+  for (const raw of sockets) {
+    raw.socket.write(clientFrame(encode({ event: 'start', request: { text: '', format: 'pcm', sample_rate: 44100 } })));
+    raw.socket.write(clientFrame(encode({ event: 'text', text: 'This sentence is spoken again and again to fill the socket. '.repeat(300) })));
+    raw.socket.write(clientFrame(encode({ event: 'flush' })));
+    if (!read) raw.socket.pause();
+  }
+  await new Promise((resolve) => setTimeout(resolve, holdMs));
+  return sockets;
+}
+
+/**
+ * Server memory one unread live session costs, in MB: four reading sessions first (so engines, encoders and
+ * workers for that concurrency exist), then four that stop reading, measured after 20 s.
+ */
+export async function unreadLiveSessionMb(serve: ServeProcess, key: string): Promise<number> {
+  (await liveSessions(serve, key, 4, true, 8000)).forEach((raw) => raw.socket.destroy());
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const before = serve.rssMb();
+  const unread = await liveSessions(serve, key, 4, false, 20_000);
+  const perSession = (serve.rssMb() - before) / 4;
+  unread.forEach((raw) => raw.socket.destroy());
+  return Math.round(perSession * 10) / 10;
+}

@@ -1,0 +1,165 @@
+/**
+ * Hardening figures of `shoal serve`, measured from outside on a real process: the largest delay of a cheap
+ * request (GET /wallet/self/api-credit) while each kind of heavy work runs (targets p99 <= 100 ms, max <= 300 ms),
+ * idle connections still held after the headers timeout, server memory per unread live session (<= 5 MB),
+ * RSS before/after a burst and after a quiet minute (within 150 MB), and the balance after an overdraft race.
+ * Prints one JSON object. Run: npx tsx bench/reliability.ts [--quiet-ms 60000]
+ */
+import { encode } from '@msgpack/msgpack';
+import os from 'node:os';
+import { readFileSync } from 'node:fs';
+import { concatSamples, decodeAudio, encodeWav } from '../src/audio/index.js';
+import { priceOf } from '../src/service/store/index.js';
+import { openRaw } from '../test/raw-http.js';
+import { startServeProcess, unreadLiveSessionMb } from '../test/serve-process.js';
+
+const quietArg = process.argv.indexOf('--quiet-ms');
+const quietMs = quietArg > 0 ? Number(process.argv[quietArg + 1]) : 60_000;
+const serve = await startServeProcess();
+const auth = { authorization: 'Bearer sk_dev' };
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const round = (value: number) => Math.round(value * 10) / 10;
+
+function percentile(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+}
+
+/** Latencies of back-to-back cheap requests while `heavy` runs. */
+async function stallDuring(heavy: () => Promise<unknown>) {
+  const latencies: number[] = [];
+  const probeErrors: string[] = [];
+  let running = true;
+  const started = performance.now();
+  let heavyError: string | undefined;
+  const work = heavy()
+    .catch((error: unknown) => (heavyError = String((error as Error).cause ?? error)))
+    .finally(() => (running = false));
+  while (running) {
+    const sent = performance.now();
+    try {
+      await (await fetch(`${serve.url}/wallet/self/api-credit`, { headers: auth })).arrayBuffer();
+      latencies.push(performance.now() - sent);
+    } catch (error) {
+      probeErrors.push(String((error as Error).cause ?? error));
+    }
+    await sleep(10);
+  }
+  await work;
+  return {
+    p99Ms: round(percentile(latencies, 0.99)),
+    maxMs: round(Math.max(...latencies)),
+    probes: latencies.length,
+    heavyMs: Math.round(performance.now() - started),
+    ...(probeErrors.length ? { probeErrors: probeErrors.length, firstProbeError: probeErrors[0] } : {}),
+    ...(heavyError ? { heavyError } : {}),
+    serverAlive: serve.child.exitCode === null,
+  };
+}
+
+const speech = await decodeAudio(readFileSync(new URL('../test/fixtures/speech/slt_00.wav', import.meta.url)));
+const wavOfSeconds = (seconds: number) =>
+  encodeWav(concatSamples(Array.from({ length: Math.ceil((seconds * speech.sampleRate) / speech.samples.length) }, () => speech.samples)), speech.sampleRate);
+
+const heavy: Record<string, () => Promise<unknown>> = {
+  // 100,000 characters: the first 15 s of the response (the rest is read and thrown away by aborting).
+  'tts-100k-characters': async () => {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), 15_000);
+    const response = await fetch(`${serve.url}/v1/tts`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ text: 'A long answer keeps the engine busy for a while. '.repeat(2041).slice(0, 100_000), format: 'mp3' }),
+      signal: controller.signal,
+    });
+    await response.arrayBuffer().catch(() => {});
+    clearTimeout(timer);
+  },
+  'asr-120-s': async () => {
+    const form = new FormData();
+    form.set('audio', new Blob([new Uint8Array(wavOfSeconds(120))]), 'long.wav');
+    await (await fetch(`${serve.url}/v1/asr`, { method: 'POST', headers: auth, body: form })).arrayBuffer();
+  },
+  'model-upload-4x5MB-untranscribed': async () => {
+    const form = new FormData();
+    form.set('type', 'tts');
+    form.set('title', 'bench voice');
+    form.set('train_mode', 'fast');
+    const wav = new Uint8Array(wavOfSeconds(160));
+    for (let i = 0; i < 4; i++) form.append('voices', new Blob([wav]), `v${i}.wav`);
+    await (await fetch(`${serve.url}/model`, { method: 'POST', headers: auth, body: form })).arrayBuffer();
+  },
+  'tts-inline-reference-10MB': async () => {
+    const body = encode({ text: 'Speak like the reference.', format: 'wav', references: [{ audio: wavOfSeconds(320), text: 'reference speech' }] });
+    await (await fetch(`${serve.url}/v1/tts`, { method: 'POST', headers: { ...auth, 'content-type': 'application/msgpack' }, body })).arrayBuffer();
+  },
+};
+
+const loadBefore = os.loadavg();
+const stalls: Record<string, unknown> = {};
+for (const [name, work] of Object.entries(heavy)) stalls[name] = await stallDuring(work);
+
+// Idle connections: opened, never written to; how many are still open 2 s after the 10 s headers timeout.
+const idle = await Promise.all(Array.from({ length: 1000 }, () => openRaw(serve.url)));
+await sleep(12_000);
+const connectionsHeld = idle.filter((raw) => !raw.socket.destroyed && raw.socket.readyState === 'open').length;
+idle.forEach((raw) => raw.socket.destroy());
+
+// Unread live sessions: clients that send text and then stop reading.
+const unreadSessionMb = await unreadLiveSessionMb(serve, 'sk_dev');
+
+// Memory across a burst: 20 parallel 2,000-character requests.
+await sleep(2000);
+const rssBeforeBurstMb = round(serve.rssMb());
+const burstText = 'Sentence number one keeps the answer going a little longer. '.repeat(34).slice(0, 2000);
+const burst = await Promise.all(
+  Array.from({ length: 20 }, async () => {
+    const response = await fetch(`${serve.url}/v1/tts`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ text: burstText, format: 'mp3' }) });
+    await response.arrayBuffer();
+    return response.status;
+  }),
+);
+const rssAfterBurstMb = round(serve.rssMb());
+await sleep(quietMs);
+const rssAfterQuietMb = round(serve.rssMb());
+
+// The overdraft race: credit for 3 of 20 parallel requests.
+const raceText = 'Sentence number one keeps the answer going a little longer. '.repeat(10).trim();
+const price = priceOf({ kind: 'tts', characters: raceText.length });
+const racer = await serve.addUser('racer', 3 * price);
+const raceStatuses = await Promise.all(
+  Array.from({ length: 20 }, async () => {
+    const response = await fetch(`${serve.url}/v1/tts`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${racer.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ text: raceText, format: 'pcm' }),
+    });
+    await response.arrayBuffer();
+    return response.status;
+  }),
+);
+await sleep(500);
+const balanceAfterRaceMicros = await serve.balance('racer');
+await serve.stop();
+
+console.log(
+  JSON.stringify({
+    bench: 'reliability',
+    loadavgBefore: loadBefore.map(round),
+    loadavgAfter: os.loadavg().map(round),
+    cpus: os.cpus().length,
+    stallDuringHeavyWork: stalls,
+    idleConnectionsOpened: idle.length,
+    connectionsHeldAfterHeadersTimeout: connectionsHeld,
+    unreadLiveSessionMb: unreadSessionMb,
+    rssMb: { beforeBurst: rssBeforeBurstMb, afterBurst: rssAfterBurstMb, afterQuiet: rssAfterQuietMb, quietMs },
+    burstStatuses: countBy(burst),
+    race: { statuses: countBy(raceStatuses), balanceAfterRaceMicros },
+  }),
+);
+
+function countBy(values: number[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const value of values) counts[value] = (counts[value] ?? 0) + 1;
+  return counts;
+}
