@@ -42,6 +42,14 @@ interface CmnFields {
   veclen: number;
 }
 
+/** Everything live CMN carries from one utterance to the next. */
+export interface CepstralMeanSnapshot {
+  mode: number;
+  mean: number[];
+  sum: number[];
+  frames: number;
+}
+
 /** sphinxbase's cmn_type_t: CMN_NONE, CMN_BATCH, CMN_LIVE. */
 const cmnTypes = new Set([0, 1, 2]);
 const maxCepstrumLength = 64;
@@ -92,5 +100,28 @@ export class CepstralMeanState {
     koffi.encode(cmn.cmn_mean, 'float', [...mean], mean.length);
     koffi.encode(cmn.sum, 'float', new Array<number>(this.initialMean.length).fill(0), this.initialMean.length);
     koffi.encode(this.cmnStruct, koffi.offsetof(CmnStruct, 'nframe'), 'int32', 0);
+  }
+
+  /** The CMN state now, to decode the same audio again from the same starting point. */
+  snapshot(): CepstralMeanSnapshot {
+    const fields = koffi.decode(this.feat, FeatPrefix) as FeatFields;
+    const cmn = koffi.decode(this.cmnStruct, CmnStruct) as CmnFields;
+    const length = this.initialMean.length;
+    return {
+      mode: fields.cmn,
+      mean: Array.from(koffi.decode(cmn.cmn_mean, 'float', length) as ArrayLike<number>),
+      sum: Array.from(koffi.decode(cmn.sum, 'float', length) as ArrayLike<number>),
+      frames: cmn.nframe,
+    };
+  }
+
+  /** Puts back a state taken by `snapshot()`. */
+  load(snapshot: CepstralMeanSnapshot): void {
+    const cmn = koffi.decode(this.cmnStruct, CmnStruct) as CmnFields;
+    const length = this.initialMean.length;
+    koffi.encode(this.feat, koffi.offsetof(FeatPrefix, 'cmn'), 'int', snapshot.mode);
+    koffi.encode(cmn.cmn_mean, 'float', snapshot.mean, length);
+    koffi.encode(cmn.sum, 'float', snapshot.sum, length);
+    koffi.encode(this.cmnStruct, koffi.offsetof(CmnStruct, 'nframe'), 'int32', snapshot.frames);
   }
 }

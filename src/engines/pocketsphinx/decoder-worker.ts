@@ -51,6 +51,9 @@ function handle(request: DecoderRequest): Omit<Extract<DecoderReply, { ok: true 
       leased.set(request.lease, decoder);
       return { ok: true, initMs };
     }
+    case 'expect':
+      leaseOf(request.lease).expect(request.expectations);
+      return { ok: true };
     case 'write':
       leaseOf(request.lease).write(request.pcm);
       return { ok: true };
@@ -75,6 +78,7 @@ function handle(request: DecoderRequest): Omit<Extract<DecoderReply, { ok: true 
     case 'transcribe': {
       const { decoder, initMs } = acquire();
       try {
+        decoder.expect(request.expectations);
         return { ok: true, hypothesis: decoder.decodeUtterance(request.pcm), initMs };
       } finally {
         release(decoder);

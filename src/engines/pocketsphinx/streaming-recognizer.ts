@@ -1,3 +1,4 @@
+import type { Expectation } from '../../agent/expectations.js';
 import type { Hypothesis, StreamingRecognizer } from '../types.js';
 import type { DecoderHost } from './decoder-host.js';
 
@@ -23,6 +24,12 @@ export class PocketSphinxRecognizer implements StreamingRecognizer {
     await this.opened;
     if (pcm16k.length === 0) return;
     await this.host.request({ op: 'write', lease: this.lease, pcm: pcm16k });
+  }
+
+  async expect(expectations: readonly Expectation[] | undefined): Promise<void> {
+    this.assertOpen();
+    await this.opened;
+    await this.host.request({ op: 'expect', lease: this.lease, expectations });
   }
 
   async partial(): Promise<Hypothesis> {
