@@ -1,6 +1,6 @@
 import { Observable, type Subscriber } from 'rxjs';
 import { context, propagation, trace, isSpanContextValid, type Context } from '@opentelemetry/api';
-import type { ConversationMessage, Dialogue, DialogueInput, DialogueOutput } from '../../src/agent/index.js';
+import type { ConversationMessage, Dialogue, DialogueInput, DialogueOutput, Expectation } from '../../src/agent/index.js';
 import { formatTraceparent } from '../../src/tracing/index.js';
 import { readServerSentEvents } from './sse-reader.js';
 import { ChatCompletionConnectionError, ChatCompletionHttpError, ChatCompletionStreamError } from './errors.js';
@@ -35,6 +35,11 @@ export interface ChatCompletionDialogueOptions {
   headers: Readonly<Record<string, string>>;
   name: string;
   fetch: typeof fetch;
+  /**
+   * What the caller is expected to say next, asked after each reply (the application knows what its
+   * prompt asked for). An `{ type: 'expect' }` output of a reply takes precedence over it.
+   */
+  expectations?: (history: readonly ConversationMessage[]) => readonly Expectation[] | undefined;
 }
 
 export const defaults: ChatCompletionDialogueOptions = {
@@ -90,6 +95,10 @@ export class ChatCompletionDialogue implements Dialogue {
 
   greeting(): string | undefined {
     return this.options.greeting;
+  }
+
+  expectations(history: readonly ConversationMessage[]): readonly Expectation[] | undefined {
+    return this.options.expectations?.(history);
   }
 
   reprompt(): string {

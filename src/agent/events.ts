@@ -1,3 +1,5 @@
+import type { Expectation } from './expectations.js';
+
 /** Timings of one turn, all in ms; a figure is absent when its stage did not run (e.g. a greeting has no ASR). */
 export interface TurnMetrics {
   /** Endpoint fired → final transcript. */
@@ -52,6 +54,12 @@ export type AgentEvent =
   | { type: 'interrupted'; turn: number; playedText: string }
   | { type: 'turn-metrics'; report: TurnReport }
   | { type: 'tool-call'; name: string; arguments: Record<string, unknown>; result?: unknown }
+  /** A key pressed on the caller's keypad (DTMF). */
+  | { type: 'dtmf'; digit: string }
+  /** A keypad entry completed (`#` or the expected length): it is the caller's turn, as if spoken. */
+  | { type: 'keypad-entry'; digits: string }
+  /** What the caller is expected to say next, as given to recognition and endpointing (absent: anything). */
+  | { type: 'expecting'; expectations?: readonly Expectation[] }
   | { type: 'hangup'; reason: string; summary: SessionSummary }
   | { type: 'error'; stage: Stage; message: string };
 

@@ -1,3 +1,4 @@
+import type { ListeningOptions } from './listening.js';
 import type { Tracer } from '@opentelemetry/api';
 import type { VoiceActivityDetector } from '../engines/index.js';
 import type { Clock } from '../pipeline/clock.js';
@@ -43,6 +44,8 @@ export interface VoiceAgentOptions {
   /** Spoken on a silence timeout when the dialogue has no reprompt of its own. */
   repromptLine?: string;
   greet?: boolean;
+  /** How the dialogue's expectations lengthen or shorten the endpoint. */
+  listening?: Partial<ListeningOptions>;
   /** Time source: wall clock by default; a VirtualClock makes a run deterministic. */
   clock?: Clock;
   tracer?: Tracer;

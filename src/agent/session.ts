@@ -11,6 +11,7 @@ import { CallTimers } from './call-timers.js';
 import { callerVoice, utteranceAudio } from './caller-voice.js';
 import { AgentReply } from './reply.js';
 import type { ResolvedAgentOptions } from './resolve-options.js';
+import { CallListening, defaults as listeningDefaults } from './listening.js';
 import { callParentContext, childSpan, setMetricAttributes } from './tracing.js';
 import { UtteranceState } from './utterance-state.js';
 
@@ -44,6 +45,7 @@ export class CallSession {
   /** The options utterances see: `stt` is the call's scope when there is one. */
   private utteranceOptions: ResolvedAgentOptions;
   private callerSampleRate: number | undefined;
+  private listening = new CallListening(undefined);
   private voice$: Observable<VoiceEvent> | undefined;
   private current: ActiveReply | undefined;
   private utterance: UtteranceState | undefined;
@@ -89,6 +91,7 @@ export class CallSession {
     }
     const stt: SpeechToText = this.callStt ?? o.stt;
     this.utteranceOptions = { ...o, stt };
+    this.listening = new CallListening(this.callStt, { ...listeningDefaults, ...o.listening });
     try {
       this.vad = o.vad();
     } catch (error) {
@@ -97,10 +100,9 @@ export class CallSession {
       return;
     }
     const audio$ = this.transport.audio$.pipe(tap((frame) => (this.callerSampleRate ??= frame.sampleRate)));
-    this.voice$ = callerVoice(audio$, this.vad, o.clock, this.tracker, {
-      ...o.voice,
-      minSilenceMs: o.modeSettings.endpointSilenceMs,
-    });
+    const endpointMs = o.modeSettings.endpointSilenceMs;
+    const silenceMs = () => this.listening.endpointSilenceMs(endpointMs, this.utterance?.interim ?? '');
+    this.voice$ = callerVoice(audio$, this.vad, o.clock, this.tracker, { ...o.voice, minSilenceMs: endpointMs }, silenceMs);
     this.subscriptions.push(
       this.voice$.subscribe({
         next: (event) => this.guard('asr', () => this.onVoice(event)),
@@ -112,6 +114,7 @@ export class CallSession {
       }),
       this.transport.events$.subscribe((event) => {
         if (event.type === 'hangup') this.end(event.reason ?? 'caller hung up');
+        if (event.type === 'dtmf') this.onKey(event.digit);
       }),
     );
     this.timers = new CallTimers(o.clock, o, {
@@ -120,6 +123,7 @@ export class CallSession {
       },
       goodbye: (reason) => this.sayGoodbye(reason),
     });
+    this.listen();
     const greeting = o.greet ? o.dialogue.greeting?.() : undefined;
     if (greeting && !this.ended) this.say(greeting, 'greeting');
     else this.armSilenceTimer();
@@ -243,13 +247,39 @@ export class CallSession {
     }
     this.pendingPreemptive = undefined;
     state.consumed = true;
-    this.makeCurrent(active);
-    active.report.user_text = text;
+    this.takeTurn(active, text);
     active.report.metrics.endOfSpeechToFinalMs = state.asrMs;
     active.report.metrics.endpointingMs = state.endpointingMs;
-    this.history.push({ role: 'user', text });
-    this.timers?.callerTookTurn();
     active.reply.play();
+  }
+
+  /** The caller's `text` (spoken or keyed) is their turn; `active` answers it. */
+  private takeTurn(active: ActiveReply, text: string): void {
+    this.makeCurrent(active);
+    active.report.user_text = text;
+    this.history.push({ role: 'user', text });
+    this.listen();
+    this.timers?.callerTookTurn();
+  }
+
+  /** Tells recognition and endpointing what the caller is expected to say next. */
+  private listen(reply?: AgentReply): void {
+    const expectations = reply?.expectations ?? this.options.dialogue.expectations?.(this.history);
+    this.listening.expect(expectations);
+    this.emit({ type: 'expecting', ...(this.listening.expectations ? { expectations: this.listening.expectations } : {}) });
+  }
+
+  /** A keypad key: a completed entry is the caller's turn, interrupting the agent as speech would. */
+  private onKey(digit: string): void {
+    if (this.ended) return;
+    this.emit({ type: 'dtmf', digit });
+    const digits = this.listening.press(digit);
+    if (digits === undefined) return;
+    this.emit({ type: 'keypad-entry', digits });
+    if (this.current) this.interruptAgent();
+    const active = this.createReply(this.respond(digits), this.callCtx, 'turn');
+    this.takeTurn(active, digits);
+    active.reply.start();
   }
 
   private pendingPreemptive: ActiveReply | undefined;
@@ -281,6 +311,7 @@ export class CallSession {
           if (this.current !== active) return;
           this.current = undefined;
           this.history.push({ role: 'agent', text: reply.text.trim() });
+          this.listen(reply);
           this.emit({ type: 'agent-stopped-speaking', turn: report.turn, interrupted: false });
           this.finishReport(active, reply.text.trim());
           if (reply.endCall || active.endAfter) this.end(reply.endCall ?? 'agent ended the call', false);

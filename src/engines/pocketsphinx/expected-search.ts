@@ -34,7 +34,9 @@ const openSearch = 'heard';
  * result that fits the audio better (see `maxAcousticLossPerFrame`) is returned.
  */
 export class ExpectedSearch {
+  /** The grammar of this utterance, and of the next (expectations set mid-utterance wait for it). */
   private grammar: string | undefined;
+  private next: string | undefined;
   private readonly installed = new Map<string, string>();
   private audio: Int16Array[] = [];
   private startMean: CepstralMeanSnapshot | undefined;
@@ -48,13 +50,14 @@ export class ExpectedSearch {
 
   /** Compiles the expectations (used from the next utterance on); false when they constrain nothing. */
   set(expectations: readonly Expectation[] | undefined): boolean {
-    this.grammar = isOpenVocabulary(expectations)
+    this.next = isOpenVocabulary(expectations)
       ? undefined
       : compileGrammar(expectations!, (word) => this.lib.knowsWord(this.handle, word));
-    return this.grammar !== undefined;
+    return this.next !== undefined;
   }
 
   utteranceStarts(): void {
+    this.grammar = this.next;
     this.audio = [];
     this.startMean = this.grammar ? this.cepstralMean?.snapshot() : undefined;
   }
