@@ -183,7 +183,7 @@ export class SphinxDecoder {
     this.write(pcm, true);
     this.lib.endUtterance(this.handle);
     this.inUtterance = false;
-    return this.expected.choose(this.decoded(), true).hypothesis;
+    return this.expected.choose(this.decoded()).hypothesis;
   }
 
   write(pcm: Int16Array, fullUtterance = false): void {
@@ -206,7 +206,7 @@ export class SphinxDecoder {
     if (!this.inUtterance) return { text: '', words: [] };
     this.lib.endUtterance(this.handle);
     this.inUtterance = false;
-    return this.expected.choose(this.decoded(), false).hypothesis;
+    return this.expected.choose(this.decoded()).hypothesis;
   }
 
   /** Ends any open utterance without reading it. */

@@ -1,6 +1,6 @@
 import { isOpenVocabulary, type Expectation } from '../../agent/expectations.js';
 import { concatSamples } from '../../audio/index.js';
-import type { CepstralMeanSnapshot, CepstralMeanState } from './cepstral-mean.js';
+import type { CepstralMeanState } from './cepstral-mean.js';
 import type { PocketSphinxLibrary } from './decoder-binding.js';
 import { decodedResult, type Decoded } from './decoded.js';
 import { compileGrammar } from './grammar.js';
@@ -26,6 +26,8 @@ export const defaults: ExpectedSearchOptions = { maxAcousticLossPerFrame: 7.5, m
 
 const expectedSearch = 'expected';
 const openSearch = 'heard';
+/** sphinxbase's CMN_BATCH. */
+const batchCmn = 1;
 
 /**
  * The grammar side of recognition with expectations. While expectations are set, the utterance's audio is
@@ -39,7 +41,6 @@ export class ExpectedSearch {
   private next: string | undefined;
   private readonly installed = new Map<string, string>();
   private audio: Int16Array[] = [];
-  private startMean: CepstralMeanSnapshot | undefined;
 
   constructor(
     private readonly lib: PocketSphinxLibrary,
@@ -59,7 +60,6 @@ export class ExpectedSearch {
   utteranceStarts(): void {
     this.grammar = this.next;
     this.audio = [];
-    this.startMean = this.grammar ? this.cepstralMean?.snapshot() : undefined;
   }
 
   heard(pcm: Int16Array): void {
@@ -67,7 +67,7 @@ export class ExpectedSearch {
   }
 
   /** `open` (the language model's result) or the grammar's, whichever fits the utterance's audio better. */
-  choose(open: Decoded, fullUtterance: boolean): Decoded {
+  choose(open: Decoded): Decoded {
     if (!this.grammar || this.audio.length === 0) return open;
     const audio = concatSamples(this.audio);
     this.audio = [];
@@ -75,11 +75,11 @@ export class ExpectedSearch {
     if (!open.hypothesis.text) return rejected;
     const endMean = this.cepstralMean?.snapshot();
     try {
-      const expected = this.decode(expectedSearch, this.grammar, audio, fullUtterance);
+      const expected = this.decode(expectedSearch, this.grammar, audio);
       if (!expected.hypothesis.text) return rejected;
       // The language model's words aligned to the same audio by the same kind of search, so that the two
       // acoustic scores compare like with like.
-      const aligned = this.decode(openSearch, alignmentGrammar(open.hypothesis.text), audio, fullUtterance);
+      const aligned = this.decode(openSearch, alignmentGrammar(open.hypothesis.text), audio);
       const lossPerFrame = (aligned.acousticScore - expected.acousticScore) / Math.max(1, expected.frames);
       const coverage = speechMs(expected) / Math.max(1, speechMs(aligned));
       if (lossPerFrame > this.options.maxAcousticLossPerFrame || coverage < this.options.minSpeechCoverage) return rejected;
@@ -90,16 +90,21 @@ export class ExpectedSearch {
     }
   }
 
-  /** Decodes `audio` with a grammar search, from the cepstral mean the utterance started with. */
-  private decode(name: string, jsgf: string, audio: Int16Array, fullUtterance: boolean): Decoded {
-    if (this.startMean) this.cepstralMean!.load(this.startMean);
+  /**
+   * Decodes `audio` with a grammar search as one whole utterance, normalised by its own cepstral mean
+   * (batch CMN): a short answer early in a call would otherwise be heard through a mean not yet adapted
+   * to the caller's line.
+   */
+  private decode(name: string, jsgf: string, audio: Int16Array): Decoded {
+    const now = this.cepstralMean?.snapshot();
+    if (now) this.cepstralMean!.load({ ...now, mode: batchCmn });
     if (this.installed.get(name) !== jsgf) {
       if (!this.lib.setGrammar(this.handle, name, jsgf)) throw new Error(`pocketsphinx rejected the grammar: ${jsgf}`);
       this.installed.set(name, jsgf);
     }
     if (!this.lib.useSearch(this.handle, name)) throw new Error(`pocketsphinx could not switch to the ${name} search`);
     if (this.lib.startUtterance(this.handle) < 0) throw new Error('ps_start_utt failed');
-    if (this.lib.processRaw(this.handle, audio, fullUtterance) < 0) throw new Error('ps_process_raw failed');
+    if (this.lib.processRaw(this.handle, audio, true) < 0) throw new Error('ps_process_raw failed');
     this.lib.endUtterance(this.handle);
     return decodedResult(this.lib, this.handle);
   }
