@@ -61,7 +61,7 @@ export function registerAsrRoute(app: FastifyInstance, service: ServiceContext):
           }
           const engine = service.engines.asr();
           const pcm = await resample(decoded.samples, decoded.sampleRate, recognizerRate);
-          const hypothesis = await engine.transcribe(pcm, { language: input.language });
+          const hypothesis = await engine.transcribe(pcm, { language: input.language, ...(input.hints ? { expectations: input.hints } : {}) });
           asr.span.setAttributes({ 'asr.duration_ms': Math.round(durationMs), 'asr.words': hypothesis.words.length });
           const transcript: TranscriptionResult = {
             text: hypothesis.text,
