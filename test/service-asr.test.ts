@@ -176,7 +176,7 @@ describe('POST /v1/asr', () => {
     const bad = await multipart(eight, { hints: '[{"kind":"colour"}]' });
     expect(bad.status).toBe(422);
     expect(((await bad.json()) as { message: string }).message).toMatch(/kind: free, yes-no, digits/);
-    }, 120_000);
+  }, 120_000);
 
   it('bills audio seconds once for a success and nothing for a failure', async () => {
     const before = server.accounts.charges.length;
