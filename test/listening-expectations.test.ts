@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { VoiceAgent, type AgentEvent } from '../src/agent/index.js';
 import { CallListening, countDigits } from '../src/agent/listening.js';
+import { VirtualClock } from '../src/pipeline/index.js';
+import { FileTransport } from '../src/transports/file/file-transport.js';
+import { AmplitudeStt, callerTrack, EnergyVad, ToneTts } from './agent-doubles.js';
 import { compileGrammar } from '../src/engines/pocketsphinx/grammar.js';
 import { ScriptedDialogue } from '../plugins/index.js';
 import { loadScript } from '../plugins/scripted/script-loader.js';
@@ -78,4 +82,31 @@ describe('ScriptedDialogue expectations and the digits slot', () => {
     expect(extractSlot(tokenize('for one nine two'), slot, true)).toBe('4192');
     expect(extractSlot(tokenize('for one nine two'), slot, false)).toBeUndefined();
   });
+});
+
+describe('the keypad in a call', () => {
+  it('collects keys as DTMF events and hands the completed entry to the dialogue as the caller turn', async () => {
+    const clock = new VirtualClock();
+    const agent = new VoiceAgent({
+      dialogue: new ScriptedDialogue(loadScript('examples/scripts/parcel-line.yaml')),
+      stt: new AmplitudeStt(),
+      tts: new ToneTts(),
+      vad: () => new EnergyVad(),
+      mode: 'balanced',
+      clock,
+    });
+    const transport = new FileTransport(callerTrack(20_000, []), clock, { maxTailMs: 60_000 });
+    const session = agent.handle(transport);
+    transport.settle = () => session.settled();
+    const keys = ['4', '1', '9', '2'];
+    const events: AgentEvent[] = [];
+    session.events$.subscribe((event) => {
+      events.push(event);
+      if (event.type === 'agent-stopped-speaking' && event.turn === 0) queueMicrotask(() => keys.forEach((digit) => transport.events$.next({ type: 'dtmf', digit })));
+    });
+    const summary = await session.summary;
+    expect(events.filter((e) => e.type === 'dtmf').map((e) => (e.type === 'dtmf' ? e.digit : ''))).toEqual(keys);
+    expect(events).toContainEqual({ type: 'keypad-entry', digits: '4192' });
+    expect(summary.turns).toContainEqual(expect.objectContaining({ user_text: '4192', agent_text: 'I heard 4192. Is that right?' }));
+  }, 60_000);
 });
