@@ -170,6 +170,17 @@ describe('POST /v1/asr', () => {
     await expectError(packed, 400, /file bytes/);
   });
 
+  it('listens for the hints (a Shoal extension) and refuses malformed ones with 422, naming the shape', async () => {
+    const eight = new Uint8Array(readFileSync(join(import.meta.dirname, 'fixtures', 'human', 'dev_10.wav')));
+    const hinted = await multipart(eight, { hints: JSON.stringify([{ kind: 'digits', maxLength: 4 }]) });
+    expect(((await hinted.json()) as Transcript).text).toBe('eight');
+    const packed = await postMsgpack(`${server.url}/v1/asr`, { audio: eight, hints: [{ kind: 'digits' }] });
+    expect(((await packed.json()) as Transcript).text).toBe('eight');
+    const bad = await multipart(eight, { hints: '[{"kind":"colour"}]' });
+    expect(bad.status).toBe(422);
+    expect(((await bad.json()) as { message: string }).message).toMatch(/kind: free, yes-no, digits/);
+  }, 120_000);
+
   it('bills audio seconds once for a success and nothing for a failure', async () => {
     const before = server.accounts.charges.length;
     await multipart(fixture('slt_03.wav'));

@@ -1,7 +1,7 @@
 import { Observable, type Subscriber } from 'rxjs';
 import { context, trace, type Context } from '@opentelemetry/api';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
-import type { Dialogue, DialogueInput, DialogueOutput } from '../../src/agent/index.js';
+import type { ConversationMessage, Dialogue, DialogueInput, DialogueOutput, Expectation } from '../../src/agent/index.js';
 import { toChatMessages, toolResultContent } from './chat-messages.js';
 import { CompletionStream, outgoingTraceparent, type ChatEndpoint, type CompletionEvent, type RetryOptions } from './completion-stream.js';
 import { EXPECT_TOOL, expectationsOf, expectTool } from './expect-tool.js';
@@ -36,6 +36,11 @@ export interface ChatCompletionDialogueOptions {
   fetch?: typeof fetch;
   /** Retries and fallbacks, as they happen (they are also span events on `llm.request`). */
   onEvent?(event: CompletionEvent): void;
+  /**
+   * What the caller is expected to say next, asked after each reply (the application knows what its
+   * prompt asked for). An `{ type: 'expect' }` output of a reply takes precedence over it.
+   */
+  expectations?: (history: readonly ConversationMessage[]) => readonly Expectation[] | undefined;
 }
 
 export const defaults: ChatCompletionDialogueOptions = {
@@ -87,6 +92,10 @@ export class ChatCompletionDialogue implements Dialogue {
 
   greeting(): string | undefined {
     return this.options.greeting;
+  }
+
+  expectations(history: readonly ConversationMessage[]): readonly Expectation[] | undefined {
+    return this.options.expectations?.(history);
   }
 
   reprompt(): string {

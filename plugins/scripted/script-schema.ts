@@ -12,6 +12,16 @@ const numberSlot = z.strictObject({
   /** Words after the number that mark it as this slot ("people", "guests"). */
   units: z.array(z.string().min(1)).optional(),
 });
+/** A code read digit by digit ("four one nine two", or keyed on the keypad); the value is the digit string. */
+const digitsSlot = z
+  .strictObject({
+    type: z.literal('digits'),
+    /** Fewest digits the answer may have. */
+    min: z.number().int().min(1).optional(),
+    /** Most digits the answer may have; keypad entry ends by itself once this many are keyed. */
+    max: z.number().int().min(1).optional(),
+  })
+  .refine((slot) => slot.min === undefined || slot.max === undefined || slot.min <= slot.max, 'min must not exceed max');
 const timeSlot = z.strictObject({
   type: z.literal('time'),
   /** Meridiem assumed for a bare hour ("at seven"). */
@@ -29,7 +39,7 @@ const patternSlot = z.strictObject({
   /** Regular expression over the normalised transcript; the first capture group (or the match) is the value. */
   regex: z.string().min(1),
 });
-export const slotSchema = z.discriminatedUnion('type', [numberSlot, timeSlot, daySlot, nameSlot, choiceSlot, patternSlot]);
+export const slotSchema = z.discriminatedUnion('type', [numberSlot, digitsSlot, timeSlot, daySlot, nameSlot, choiceSlot, patternSlot]);
 
 export const intentSchema = z.strictObject({
   /** Phrases the caller might say; scored by fuzzy word overlap. */

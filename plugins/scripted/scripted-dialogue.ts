@@ -1,10 +1,11 @@
 import { Observable } from 'rxjs';
-import type { ConversationMessage, Dialogue, DialogueInput, DialogueOutput } from '../../src/agent/index.js';
+import type { ConversationMessage, Dialogue, DialogueInput, DialogueOutput, Expectation } from '../../src/agent/index.js';
 import { streamOutputs, textOutputs } from '../word-stream.js';
 import type { DialogueScript } from './script-schema.js';
 import { loadScript } from './script-loader.js';
 import { ScriptStateMachine, type ConversationState, type TurnOutcome } from './script-state-machine.js';
 import type { IntentMatcherOptions } from './intent-matcher.js';
+import { scriptExpectations } from './script-expectations.js';
 
 export interface ScriptedDialogueOptions {
   /** Name reported by `Dialogue.name`; the script's name when omitted. */
@@ -43,6 +44,11 @@ export class ScriptedDialogue implements Dialogue {
 
   reprompt(history: readonly ConversationMessage[]): string | undefined {
     return this.machine.reprompt(this.stateAfter(history));
+  }
+
+  /** What the caller may say next, derived from the state the script is in (see `scriptExpectations`). */
+  expectations(history: readonly ConversationMessage[]): Expectation[] | undefined {
+    return scriptExpectations(this.script, this.stateAfter(history));
   }
 
   /** The conversation state after the caller turns in `history`. */

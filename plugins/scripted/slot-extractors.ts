@@ -1,5 +1,6 @@
 import type { SlotSpec } from './script-schema.js';
 import type { SlotValue } from './template.js';
+import { longestDigitRun } from './digit-strings.js';
 import { findNumbers, readNumber } from './number-words.js';
 import { canonicalTokens } from './text-normalizer.js';
 import { wordSimilarity } from './word-similarity.js';
@@ -177,6 +178,14 @@ export const extractChoice: SlotExtractor<Extract<SlotSpec, { type: 'choice' }>>
   return best?.value;
 };
 
+/** The longest digit string said (or keyed) whose length fits; homophones ("for", "to") only when asked for. */
+export const extractDigits: SlotExtractor<Extract<SlotSpec, { type: 'digits' }>> = (tokens, spec, prompted) => {
+  const digits = longestDigitRun(tokens, prompted);
+  if (digits === undefined) return undefined;
+  const fits = digits.length >= (spec.min ?? 1) && digits.length <= (spec.max ?? Infinity);
+  return fits ? digits : undefined;
+};
+
 export const extractPattern: SlotExtractor<Extract<SlotSpec, { type: 'pattern' }>> = (tokens, spec) => {
   const match = new RegExp(spec.regex).exec(tokens.join(' '));
   if (!match) return undefined;
@@ -187,6 +196,7 @@ export const extractPattern: SlotExtractor<Extract<SlotSpec, { type: 'pattern' }
 export function extractSlot(tokens: readonly string[], spec: SlotSpec, prompted: boolean): SlotValue | undefined {
   switch (spec.type) {
     case 'number': return extractNumber(tokens, spec, prompted);
+    case 'digits': return extractDigits(tokens, spec, prompted);
     case 'time': return extractTime(tokens, spec, prompted);
     case 'day': return extractDay(tokens, spec, prompted);
     case 'name': return extractName(tokens, spec, prompted);

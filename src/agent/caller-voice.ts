@@ -15,12 +15,13 @@ export function callerVoice(
   clock: Clock,
   tracker: WorkTracker,
   options: Partial<UtteranceOptions>,
+  silenceMs?: () => number,
 ): Observable<VoiceEvent> {
   return audio$.pipe(
     resampleTo(16000),
     reframe(vad.frameSamples),
     scoreSpeech(vad, clock, tracker),
-    segmentUtterances(options),
+    segmentUtterances(options, silenceMs),
     share(),
   );
 }

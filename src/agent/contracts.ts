@@ -64,6 +64,11 @@ export interface CallAudio {
 /** A `SpeechToText` for one call's utterances; `release()` at hangup frees what it holds. */
 export interface CallSpeechToText extends SpeechToText {
   release(): void;
+  /**
+   * Optional: what the caller is expected to say from the next utterance on (`undefined`: anything), set
+   * by the session after each agent reply. Recognizers that support it listen for those answers.
+   */
+  expect?(expectations: readonly Expectation[] | undefined): void;
 }
 
 /** Lets a driver with a virtual clock know when engine work is in flight (`shoal talk --fast`). */

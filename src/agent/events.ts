@@ -1,3 +1,5 @@
+import type { Expectation } from './expectations.js';
+
 /** Timings of one turn, all in ms; a figure is absent when its stage did not run (e.g. a greeting has no ASR). */
 export interface TurnMetrics {
   /** Endpoint fired → final transcript. */
@@ -91,6 +93,12 @@ export type AgentEvent =
     }
   /** A stage failed and the caller heard its unavailable line; `hangup` when the failure policy ends the call. */
   | { type: 'assistant-unavailable'; stage: FailureStage; failures: number; line: string; hangup: boolean }
+  /** A key pressed on the caller's keypad (DTMF). */
+  | { type: 'dtmf'; digit: string }
+  /** A keypad entry completed (`#` or the expected length): it is the caller's turn, as if spoken. */
+  | { type: 'keypad-entry'; digits: string }
+  /** What the caller is expected to say next, as given to recognition and endpointing (absent: anything). */
+  | { type: 'expecting'; expectations?: readonly Expectation[] }
   | { type: 'hangup'; reason: string; summary: SessionSummary }
   | { type: 'error'; stage: Stage; message: string };
 

@@ -1,3 +1,4 @@
+import type { ListeningOptions } from './listening.js';
 import type { Tracer } from '@opentelemetry/api';
 import type { Logger } from '../logging/index.js';
 import type { VoiceActivityDetector } from '../engines/index.js';
@@ -50,6 +51,8 @@ export interface VoiceAgentOptions {
   /** Spoken on a silence timeout when the dialogue has no reprompt of its own. */
   repromptLine?: string;
   greet?: boolean;
+  /** How the dialogue's expectations lengthen or shorten the endpoint. */
+  listening?: Partial<ListeningOptions>;
   /** Time source: wall clock by default; a VirtualClock makes a run deterministic. */
   clock?: Clock;
   tracer?: Tracer;

@@ -1,6 +1,7 @@
 import { SpanStatusCode, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import { catchError, filter, map, Observable, ReplaySubject, Subject, tap, throwError, type Subscription } from 'rxjs';
 import type { AudioFrame } from '../audio/index.js';
+import type { Expectation } from './expectations.js';
 import { chunkText, type ChunkOptions } from '../pipeline/chunk-text.js';
 import type { Clock } from '../pipeline/clock.js';
 import { playOut, type PacedPlayout, type PlayoutControl, type PlayoutOptions, type PlayoutSink } from '../pipeline/playout.js';
@@ -41,6 +42,8 @@ type SpeechAudio = { frame: AudioFrame; words?: SpokenWord[] };
 export class AgentReply {
   text = '';
   endCall: string | undefined;
+  /** Set by an `expect` output: what the caller is expected to say after this reply. */
+  expectations: readonly Expectation[] | undefined;
   readonly words: SpokenWord[] = [];
   startedAtWall = performance.now();
   dialogueFirstTokenMs: number | undefined;
@@ -76,6 +79,7 @@ export class AgentReply {
         next: (output) => {
           if (output.type === 'end-call') this.endCall = output.reason ?? 'dialogue ended the call';
           if (output.type === 'tool-call') this.callbacks.toolCall(output, this.text.length);
+          if (output.type === 'expect') this.expectations = output.expectations;
         },
         complete: () => this.endSpan(this.dialogueSpan),
       }),

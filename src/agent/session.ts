@@ -14,6 +14,7 @@ import type { ActiveReply, ReplyKind } from './active-reply.js';
 import { AgentReply } from './reply.js';
 import { ReplyTools } from './reply-tools.js';
 import type { ResolvedAgentOptions } from './resolve-options.js';
+import { SessionListening } from './session-listening.js';
 import { callParentContext, childSpan } from './tracing.js';
 import { UtteranceState } from './utterance-state.js';
 import { spanAttributes } from '../tracing/index.js';
@@ -37,6 +38,7 @@ export class CallSession {
   /** The options utterances see: `stt` is the call's scope when there is one. */
   private utteranceOptions: ResolvedAgentOptions;
   private callerSampleRate: number | undefined;
+  private readonly listening: SessionListening;
   private voice$: Observable<VoiceEvent> | undefined;
   private current: ActiveReply | undefined;
   private utterance: UtteranceState | undefined;
@@ -59,6 +61,8 @@ export class CallSession {
     this.record = new CallRecord(this.traceId, options.clock.now());
     this.utteranceOptions = options;
     this.failures = new FailurePolicy(options.failures);
+    const dialogue = options.dialogue;
+    this.listening = new SessionListening(dialogue.expectations && ((history) => dialogue.expectations!(history)), this.history, (event) => this.emit(event));
   }
 
   /** Resolves when no engine, dialogue or synthesis work is in flight (for drivers with a virtual clock). */
@@ -93,10 +97,9 @@ export class CallSession {
       return;
     }
     const audio$ = this.transport.audio$.pipe(tap((frame) => (this.callerSampleRate ??= frame.sampleRate)));
-    this.voice$ = callerVoice(audio$, this.vad, o.clock, this.tracker, {
-      ...o.voice,
-      minSilenceMs: o.modeSettings.endpointSilenceMs,
-    });
+    const endpointMs = o.modeSettings.endpointSilenceMs;
+    const silenceMs = () => this.listening.endpointSilenceMs(endpointMs, this.utterance?.interim ?? '');
+    this.voice$ = callerVoice(audio$, this.vad, o.clock, this.tracker, { ...o.voice, minSilenceMs: endpointMs }, silenceMs);
     this.subscriptions.push(
       this.voice$.subscribe({
         next: (event) => this.guard('asr', () => this.onVoice(event)),
@@ -108,6 +111,7 @@ export class CallSession {
       }),
       this.transport.events$.subscribe((event) => {
         if (event.type === 'hangup') this.end(event.reason ?? 'caller hung up');
+        if (event.type === 'dtmf') this.onKey(event.digit);
         const reaction$ = event.type === 'answered-by' ? o.dialogue.answeredBy?.(event.answeredBy, [...this.history]) : undefined;
         if (reaction$) this.sayOutputs(() => reaction$);
       }),
@@ -118,6 +122,7 @@ export class CallSession {
       },
       goodbye: (reason) => this.sayGoodbye(reason),
     });
+    this.listening.start(this.callStt, o.listening);
     const greeting = o.greet ? o.dialogue.greeting?.() : undefined;
     if (greeting && !this.ended) this.say(greeting, 'greeting');
     else this.armSilenceTimer();
@@ -249,13 +254,30 @@ export class CallSession {
     }
     this.pendingPreemptive = undefined;
     state.consumed = true;
-    this.makeCurrent(active);
-    active.report.userText = text;
+    this.takeTurn(active, text);
     active.report.metrics.endOfSpeechToFinalMs = state.asrMs;
     active.report.metrics.endpointingMs = state.endpointingMs;
-    this.history.push({ role: 'user', text });
-    this.timers?.callerTookTurn();
     active.reply.play();
+  }
+
+  /** The caller's `text` (spoken or keyed) is their turn; `active` answers it. */
+  private takeTurn(active: ActiveReply, text: string): void {
+    this.makeCurrent(active);
+    active.report.userText = text;
+    this.history.push({ role: 'user', text });
+    this.listening.listen();
+    this.timers?.callerTookTurn();
+  }
+
+  /** A keypad key: a completed entry is the caller's turn, interrupting the agent as speech would. */
+  private onKey(digit: string): void {
+    if (this.ended) return;
+    const digits = this.listening.press(digit);
+    if (digits === undefined) return;
+    if (this.current) this.interruptAgent();
+    const active = this.createReply((tools) => this.respond(digits, tools), this.callCtx, 'turn');
+    this.takeTurn(active, digits);
+    active.reply.start();
   }
 
   private pendingPreemptive: ActiveReply | undefined;
@@ -290,6 +312,7 @@ export class CallSession {
           this.current = undefined;
           this.history.push(...tools.history(reply.text, reply.text, false));
           if (kind === 'turn') this.failures.succeeded();
+          this.listening.listen(reply.expectations);
           this.emit({ type: 'agent-stopped-speaking', turn: report.turn, interrupted: false });
           this.finishReport(active, reply.text.trim());
           if (reply.endCall || active.endAfter) this.end(reply.endCall ?? 'agent ended the call', false);

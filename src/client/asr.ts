@@ -9,6 +9,7 @@ import { msgpackBody } from './request-body.js';
 import { startCallTrace } from './tracing.js';
 import type { Transcription } from './types.js';
 import { spanAttributes } from '../tracing/index.js';
+import type { Expectation } from '../agent/expectations.js';
 
 export interface TranscribeOptions extends CallOptions {
   /** ISO code such as `en`; auto-detected when omitted. */
@@ -19,6 +20,11 @@ export interface TranscribeOptions extends CallOptions {
   encoding?: 'multipart' | 'msgpack';
   /** File name of the multipart part. Default `audio` plus the detected extension. */
   filename?: string;
+  /**
+   * Shoal extension (`hints`): what the speaker is expected to say. A Shoal service listens for it; the
+   * hosted service ignores the field.
+   */
+  hints?: readonly Expectation[];
 }
 
 const WHAT = 'POST /v1/asr';
@@ -36,7 +42,12 @@ function extensionOf(bytes: Uint8Array): string {
 function requestBody(audio: Uint8Array, name: string, options: TranscribeOptions): RequestBody {
   const ignoreTimestamps = options.timestamps === false;
   if (options.encoding === 'msgpack') {
-    return msgpackBody({ audio, ignore_timestamps: ignoreTimestamps, ...(options.language ? { language: options.language } : {}) });
+    return msgpackBody({
+      audio,
+      ignore_timestamps: ignoreTimestamps,
+      ...(options.language ? { language: options.language } : {}),
+      ...(options.hints ? { hints: options.hints } : {}),
+    });
   }
   return {
     make() {
@@ -44,6 +55,7 @@ function requestBody(audio: Uint8Array, name: string, options: TranscribeOptions
       form.append('audio', new Blob([audio as Uint8Array<ArrayBuffer>]), name);
       if (options.language) form.append('language', options.language);
       form.append('ignore_timestamps', String(ignoreTimestamps));
+      if (options.hints) form.append('hints', JSON.stringify(options.hints));
       return form;
     },
     replayable: true,

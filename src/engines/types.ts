@@ -1,3 +1,5 @@
+import type { Expectation } from '../agent/expectations.js';
+
 /** Contracts of the local engines. Implementations live beside this file; others can be added. */
 
 export interface WordTiming {
@@ -34,11 +36,22 @@ export interface TextToSpeechEngine {
 export interface Hypothesis {
   text: string;
   words: WordTiming[];
+  /**
+   * Set when the utterance was recognised with expectations: true when the text is one of the expected
+   * answers (the grammar's result won), false when it is open-vocabulary text.
+   */
+  expected?: boolean;
 }
 
 /** One utterance at a time, fed 16 kHz mono PCM as it arrives. */
 export interface StreamingRecognizer {
   write(pcm16k: Int16Array): Promise<void>;
+  /**
+   * Optional: what the caller is expected to say from the next utterance on (`undefined` or `[]`: anything).
+   * An engine that supports it recognises expected answers better and still returns other speech as
+   * open-vocabulary text; one that does not simply lacks the method.
+   */
+  expect?(expectations: readonly Expectation[] | undefined): Promise<void>;
   /** The best hypothesis so far for the current utterance. */
   partial(): Promise<Hypothesis>;
   /** Ends the utterance and returns its final hypothesis; the recognizer is then ready for the next one. */
@@ -55,12 +68,19 @@ export interface RecognizerOptions {
   telephoneBand?: boolean;
 }
 
+export interface TranscribeOptions {
+  language?: string;
+  signal?: AbortSignal;
+  /** What the speaker is expected to say (see `StreamingRecognizer.expect`); engines without support ignore it. */
+  expectations?: readonly Expectation[];
+}
+
 export interface SpeechRecognitionEngine {
   readonly name: string;
   /** Throws EngineUnavailableError (with what to install) when the engine's library or model is missing. */
   createRecognizer(options?: RecognizerOptions): StreamingRecognizer;
   /** Whole-buffer recognition of 16 kHz mono PCM. */
-  transcribe(pcm16k: Int16Array, options?: { language?: string; signal?: AbortSignal }): Promise<Hypothesis>;
+  transcribe(pcm16k: Int16Array, options?: TranscribeOptions): Promise<Hypothesis>;
 }
 
 /** Speech probability per 32 ms frame (512 samples at 16 kHz), with state kept per call. */

@@ -46,8 +46,14 @@ export type VoiceEvent =
       endpointArrivedMs: number;
     };
 
-/** Turns scored frames into utterance events: hysteresis, minimum speech, prefix padding, endpoint silence. */
-export function segmentUtterances(options: Partial<UtteranceOptions> = {}): OperatorFunction<ScoredFrame, VoiceEvent> {
+/**
+ * Turns scored frames into utterance events: hysteresis, minimum speech, prefix padding, endpoint silence.
+ * `silenceMs`, when given, is asked for the endpoint silence at each frame instead of `minSilenceMs`.
+ */
+export function segmentUtterances(
+  options: Partial<UtteranceOptions> = {},
+  silenceMs?: () => number,
+): OperatorFunction<ScoredFrame, VoiceEvent> {
   const o = { ...defaults, ...options };
   return (source) =>
     new Observable<VoiceEvent>((subscriber) => {
@@ -58,7 +64,7 @@ export function segmentUtterances(options: Partial<UtteranceOptions> = {}): Oper
       let padding: ScoredFrame[] = [];
       let paddingMs = 0;
       let speechMs = 0;
-      let silenceMs = 0;
+      let silentMs = 0;
       let lengthMs = 0;
       let lastVoiceMs = 0;
       let lastVoiceArrivedMs = 0;
@@ -87,7 +93,7 @@ export function segmentUtterances(options: Partial<UtteranceOptions> = {}): Oper
               inUtterance = true;
               utterance++;
               speechMs = 0;
-              silenceMs = 0;
+              silentMs = 0;
               lengthMs = 0;
               const first = candidate[0]!;
               subscriber.next({
@@ -126,14 +132,14 @@ export function segmentUtterances(options: Partial<UtteranceOptions> = {}): Oper
           const speaking = probability >= o.deactivationThreshold;
           if (speaking) {
             speechMs += durationMs;
-            silenceMs = 0;
+            silentMs = 0;
             lastVoiceMs = scored.frame.timestampMs + durationMs;
             lastVoiceArrivedMs = scored.arrivedMs;
           } else {
-            silenceMs += durationMs;
+            silentMs += durationMs;
           }
           subscriber.next({ type: 'speech-audio', utterance, frame: scored.frame, speechMs, speaking });
-          if (silenceMs >= o.minSilenceMs || lengthMs >= o.maxUtteranceMs) end(scored);
+          if (silentMs >= (silenceMs?.() ?? o.minSilenceMs) || lengthMs >= o.maxUtteranceMs) end(scored);
         },
         error: (error: unknown) => subscriber.error(error),
         complete: () => {

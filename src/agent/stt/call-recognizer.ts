@@ -1,4 +1,5 @@
 import type { Hypothesis, StreamingRecognizer } from '../../engines/index.js';
+import type { Expectation } from '../expectations.js';
 
 /**
  * One streaming recognizer shared by the utterances of one call, made on first use. Its operations run
@@ -12,6 +13,7 @@ export class CallRecognizer {
   /** Audio written since the last `finish()`: an utterance is open in the decoder. */
   private open = false;
   private released = false;
+  private expectations: readonly Expectation[] | undefined;
 
   constructor(private readonly create: () => StreamingRecognizer) {}
 
@@ -26,6 +28,14 @@ export class CallRecognizer {
       if (cancelled()) return;
       this.open = true;
       await r.write(pcm);
+    });
+  }
+
+  /** What the caller is expected to say from the next utterance on; kept for a recognizer made later. */
+  expect(expectations: readonly Expectation[] | undefined): Promise<void> {
+    this.expectations = expectations;
+    return this.run(async (r) => {
+      await r.expect?.(expectations);
     });
   }
 
@@ -59,8 +69,11 @@ export class CallRecognizer {
 
   private run<T>(action: (recognizer: StreamingRecognizer) => Promise<T>): Promise<T> {
     if (this.released) return Promise.reject(new Error('the call speech recognizer was released'));
-    return this.queued(() => {
-      this.recognizer ??= this.create();
+    return this.queued(async () => {
+      if (!this.recognizer) {
+        this.recognizer = this.create();
+        if (this.expectations) await this.recognizer.expect?.(this.expectations);
+      }
       return action(this.recognizer);
     });
   }

@@ -35,6 +35,9 @@ export class StreamingEngineSpeechToText implements SpeechToText {
     return {
       transcribe: (utterance$, work) => this.recognize(recognizer, utterance$, work),
       release: () => recognizer.release(),
+      expect: (expectations) => {
+        if (!recognizer.isReleased) void recognizer.expect(expectations).catch(() => undefined);
+      },
     };
   }
 

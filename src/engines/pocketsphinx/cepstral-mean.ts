@@ -48,7 +48,8 @@ interface CmnFields {
 
 /**
  * One call's normalisation, carried from decoder to decoder between its utterances: the CMN mode, the running
- * mean, and live CMN's running sum and frame count (its window of recent frames).
+ * mean, and live CMN's running sum and frame count (its window of recent frames). Also taken to decode one
+ * utterance again (against a grammar) from the same starting point.
  */
 export interface CepstralSnapshot {
   mode: number;

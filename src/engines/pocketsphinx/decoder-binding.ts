@@ -1,8 +1,10 @@
 import type Koffi from 'koffi';
 import { requireOptional } from '../../optional/index.js';
-import type { Hypothesis, WordTiming } from '../types.js';
+import type { Hypothesis } from '../types.js';
+import type { Expectation } from '../../agent/expectations.js';
 import { CepstralMeanState, type CepstralSnapshot } from './cepstral-mean.js';
-import { frameMs } from './options.js';
+import { decodedResult, type Decoded } from './decoded.js';
+import { ExpectedSearch } from './expected-search.js';
 
 /** Checked by checkPocketSphinxInstalled before the decoder worker starts. */
 const koffi = requireOptional<typeof Koffi>('koffi');
@@ -17,7 +19,13 @@ export interface PocketSphinxLibrary {
   processRaw(decoder: unknown, pcm: Int16Array, fullUtterance: boolean): number;
   endUtterance(decoder: unknown): number;
   hypothesis(decoder: unknown): string | null;
-  segments(decoder: unknown): Array<{ word: string; startFrame: number; endFrame: number }>;
+  segments(decoder: unknown): Segment[];
+  /** Adds (or replaces) a JSGF grammar search named `name`; false when pocketsphinx rejects the grammar. */
+  setGrammar(decoder: unknown, name: string, jsgf: string): boolean;
+  /** Makes the named search (`default` is the language model) the active one. */
+  useSearch(decoder: unknown, name: string): boolean;
+  /** Whether the pronunciation dictionary has `word`. */
+  knowsWord(decoder: unknown, word: string): boolean;
   /** Reads an n-gram model with the decoder's log tables (so it can be shared by decoders built alike). */
   readLanguageModel(config: unknown, decoder: unknown, path: string): unknown;
   /** Makes `lm` the decoder's active search. */
@@ -50,6 +58,10 @@ export function loadPocketSphinx(libraryPath: string, sphinxbaseLibraryPath: str
   const psSetLm = ps.func('int ps_set_lm(void *ps, const char *name, void *lm)');
   const psSetSearch = ps.func('int ps_set_search(void *ps, const char *name)');
   const psGetFeat = ps.func('void *ps_get_feat(void *ps)');
+  const psSegProb = ps.func('int32_t ps_seg_prob(void *seg, _Out_ int32_t *ascr, _Out_ int32_t *lscr, _Out_ int32_t *lback)');
+  const psSetJsgfString = ps.func('int ps_set_jsgf_string(void *ps, const char *name, const char *jsgf)');
+  const psLookupWord = ps.func('void *ps_lookup_word(void *ps, const char *word)');
+  const ckdFree = sphinxbase.func('void ckd_free(void *ptr)');
   const ngramModelRead = sphinxbase.func('void *ngram_model_read(void *config, const char *path, int type, void *lmath)');
   const ngramModelFree = sphinxbase.func('int ngram_model_free(void *lm)');
   const ngramAuto = 0;
@@ -65,21 +77,39 @@ export function loadPocketSphinx(libraryPath: string, sphinxbaseLibraryPath: str
     endUtterance: (decoder) => psEndUtt(decoder),
     hypothesis: (decoder) => psGetHyp(decoder, [0]) as string | null,
     segments: (decoder) => {
-      const list: Array<{ word: string; startFrame: number; endFrame: number }> = [];
+      const list: Segment[] = [];
       // ps_seg_next frees the iterator when it returns null.
       for (let seg = psSegIter(decoder); seg; seg = psSegNext(seg)) {
         const start = [0];
         const end = [0];
+        const acoustic = [0];
         psSegFrames(seg, start, end);
-        list.push({ word: psSegWord(seg) as string, startFrame: start[0]!, endFrame: end[0]! });
+        psSegProb(seg, acoustic, [0], [0]);
+        list.push({ word: psSegWord(seg) as string, startFrame: start[0]!, endFrame: end[0]!, acousticScore: acoustic[0]! });
       }
       return list;
+    },
+    setGrammar: (decoder, name, jsgf) => psSetJsgfString(decoder, name, jsgf) === 0,
+    useSearch: (decoder, name) => psSetSearch(decoder, name) === 0,
+    knowsWord: (decoder, word) => {
+      const phones = psLookupWord(decoder, word);
+      if (!phones) return false;
+      ckdFree(phones);
+      return true;
     },
     readLanguageModel: (config, decoder, path) => ngramModelRead(config, path, ngramAuto, psGetLogmath(decoder)),
     useLanguageModel: (decoder, lm) => psSetLm(decoder, 'default', lm) === 0 && psSetSearch(decoder, 'default') === 0,
     freeLanguageModel: (lm) => ngramModelFree(lm),
     featureComputation: (decoder) => psGetFeat(decoder),
   };
+}
+
+/** One word (or silence, filler) of a hypothesis: its frames and its acoustic log-likelihood. */
+export interface Segment {
+  word: string;
+  startFrame: number;
+  endFrame: number;
+  acousticScore: number;
 }
 
 /** A language model file and, once read, its handle. */
@@ -91,6 +121,7 @@ export interface SharedLanguageModel {
 /** One decoder: not thread-safe, used from one thread only. */
 export class SphinxDecoder {
   private inUtterance = false;
+  private readonly expected: ExpectedSearch;
   /**
    * False when the decoder's cepstral mean state could not be captured (an unexpected sphinxbase
    * build): it then carries what it heard into later utterances, so it must not serve another user.
@@ -103,6 +134,7 @@ export class SphinxDecoder {
     private readonly cepstralMean: CepstralMeanState | undefined | null,
   ) {
     this.reusable = cepstralMean !== null;
+    this.expected = new ExpectedSearch(lib, handle, cepstralMean ?? undefined);
   }
 
   /**
@@ -133,6 +165,7 @@ export class SphinxDecoder {
    */
   startAfresh(initialMean?: readonly number[]): void {
     this.reset();
+    this.expected.set(undefined);
     this.cepstralMean?.restore(initialMean);
   }
 
@@ -148,22 +181,35 @@ export class SphinxDecoder {
   }
 
   /**
+   * What the caller is expected to say from the next utterance on (`undefined`: open vocabulary only).
+   * Utterances are then also decoded against a grammar of the expectations and the better-scoring of the
+   * two results is returned. Returns whether a grammar could be made of them.
+   */
+  expect(expectations: readonly Expectation[] | undefined): boolean {
+    return this.expected.set(expectations);
+  }
+
+  /**
    * Decodes `pcm` as one complete utterance (`full_utt`). With the model's batch CMN, the cepstral mean
    * is then computed from this audio alone, so the result does not depend on earlier utterances.
    */
   decodeUtterance(pcm: Int16Array): Hypothesis {
     this.reset();
     this.write(pcm, true);
-    return this.finish();
+    this.lib.endUtterance(this.handle);
+    this.inUtterance = false;
+    return this.expected.choose(this.decoded()).hypothesis;
   }
 
   write(pcm: Int16Array, fullUtterance = false): void {
     if (!this.inUtterance) {
       this.lib.startStream(this.handle);
+      this.expected.utteranceStarts();
       if (this.lib.startUtterance(this.handle) < 0) throw new Error('ps_start_utt failed');
       this.inUtterance = true;
     }
     if (pcm.length > 0 && this.lib.processRaw(this.handle, pcm, fullUtterance) < 0) throw new Error('ps_process_raw failed');
+    this.expected.heard(pcm);
   }
 
   partial(): Hypothesis {
@@ -175,7 +221,7 @@ export class SphinxDecoder {
     if (!this.inUtterance) return { text: '', words: [] };
     this.lib.endUtterance(this.handle);
     this.inUtterance = false;
-    return this.current();
+    return this.expected.choose(this.decoded()).hypothesis;
   }
 
   /** Ends any open utterance without reading it. */
@@ -189,34 +235,10 @@ export class SphinxDecoder {
   }
 
   private current(): Hypothesis {
-    const words = wordsOf(this.lib.segments(this.handle));
-    const text = words.length > 0 ? words.map((w) => w.word).join(' ') : cleanHypothesis(this.lib.hypothesis(this.handle));
-    return { text, words };
+    return this.decoded().hypothesis;
   }
-}
 
-const fillerPattern = /^(<s>|<\/s>|<sil>|\[[A-Z_]+\]|\+\+.*\+\+)$/;
-
-/**
- * Word times from the segments. The utterance's `<s>` segment starts at frame 0; in utterances longer
- * than about 7 s, pocketsphinx 5prealpha reports every segment shifted by a constant number of frames,
- * visible as `<s>` starting later, so that offset is taken off.
- */
-function wordsOf(segments: Array<{ word: string; startFrame: number; endFrame: number }>): WordTiming[] {
-  const shift = segments[0]?.word === '<s>' ? segments[0].startFrame : 0;
-  return segments
-    .filter((s) => !fillerPattern.test(s.word))
-    .map((s) => ({
-      word: stripVariant(s.word),
-      startMs: (s.startFrame - shift) * frameMs,
-      endMs: (s.endFrame + 1 - shift) * frameMs,
-    }));
-}
-
-function stripVariant(word: string): string {
-  return word.replace(/\(\d+\)$/, '');
-}
-
-function cleanHypothesis(hyp: string | null): string {
-  return (hyp ?? '').split(/\s+/).filter((w) => w && !fillerPattern.test(w)).map(stripVariant).join(' ');
+  private decoded(): Decoded {
+    return decodedResult(this.lib, this.handle);
+  }
 }

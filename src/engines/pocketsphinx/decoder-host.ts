@@ -2,6 +2,7 @@ import { EngineUnavailableError } from '../types.js';
 import { startModuleWorker } from '../module-worker.js';
 import { WorkerPool, type PinnedWorker, type RunOptions, type WorkerPoolOptions } from '../workers/index.js';
 import { installHint, type PocketSphinxOptions } from './options.js';
+import type { Expectation } from '../../agent/expectations.js';
 import type { DecoderReply, DecoderRequest } from './protocol.js';
 
 type RequestBody = DecoderRequest extends infer R ? (R extends DecoderRequest ? Omit<R, 'seq'> : never) : never;
@@ -64,9 +65,10 @@ export class DecoderHost {
     return { lease, opened: this.check(worker.run({ op: 'open', lease: id, telephoneBand })) };
   }
 
-  /** Decodes a whole buffer on the least-loaded worker. */
-  transcribe(pcm: Int16Array, options: RunOptions = {}): Promise<Success> {
-    return this.check(this.pool.run({ op: 'transcribe', pcm }, options));
+  /** Decodes a whole buffer on the least-loaded worker, also against a grammar of `expectations` when given. */
+  transcribe(pcm: Int16Array, options: RunOptions & { expectations?: readonly Expectation[] } = {}): Promise<Success> {
+    const { expectations, ...run } = options;
+    return this.check(this.pool.run({ op: 'transcribe', pcm, ...(expectations ? { expectations } : {}) }, run));
   }
 
   /** Frees every decoder and the language model in each worker, then stops them; later requests start new ones. */

@@ -1,5 +1,6 @@
 /** Worker thread owning the pocketsphinx decoders: each recognizer borrows one per utterance; idle ones are kept for reuse. */
 import { parentPort, workerData } from 'node:worker_threads';
+import type { Expectation } from '../../agent/expectations.js';
 import type { CepstralSnapshot } from './cepstral-mean.js';
 import { loadPocketSphinx, SphinxDecoder, type PocketSphinxLibrary, type SharedLanguageModel } from './decoder-binding.js';
 import { decoderArguments } from './options.js';
@@ -16,6 +17,8 @@ interface Lease {
   decoder?: SphinxDecoder;
   /** The call's normalisation after its last utterance. */
   carried?: CepstralSnapshot;
+  /** What the caller is expected to say, given to every decoder the lease borrows. */
+  expectations?: readonly Expectation[];
   telephoneBand: boolean;
 }
 const leases = new Map<number, Lease>();
@@ -56,11 +59,12 @@ function leaseOf(id: number): Lease {
   return lease;
 }
 
-/** The lease's decoder, taking one (and the call's normalisation so far) when it has none. */
+/** The lease's decoder, taking one (and the call's normalisation and expectations so far) when it has none. */
 function decoderOf(lease: Lease): SphinxDecoder {
   if (lease.decoder) return lease.decoder;
   const { decoder } = acquire(lease.telephoneBand);
   if (lease.carried) decoder.continueFrom(lease.carried);
+  decoder.expect(lease.expectations);
   lease.decoder = decoder;
   return decoder;
 }
@@ -86,6 +90,13 @@ function handle(request: DecoderRequest): Omit<Extract<DecoderReply, { ok: true 
         release(decoder);
       }
       return { ok: true, initMs };
+    }
+    case 'expect': {
+      // From the next utterance on; a decoder held mid-utterance takes them too (used when it starts another).
+      const lease = leaseOf(request.lease);
+      lease.expectations = request.expectations;
+      lease.decoder?.expect(request.expectations);
+      return { ok: true };
     }
     case 'write':
       decoderOf(leaseOf(request.lease)).write(request.pcm);
@@ -118,6 +129,7 @@ function handle(request: DecoderRequest): Omit<Extract<DecoderReply, { ok: true 
     case 'transcribe': {
       const { decoder, initMs } = acquire();
       try {
+        decoder.expect(request.expectations);
         return { ok: true, hypothesis: decoder.decodeUtterance(request.pcm), initMs };
       } finally {
         release(decoder);

@@ -1,8 +1,9 @@
-import type { Hypothesis, RecognizerOptions, SpeechRecognitionEngine, StreamingRecognizer, WordTiming } from '../types.js';
+import { isOpenVocabulary } from '../../agent/expectations.js';
+import type { Hypothesis, RecognizerOptions, SpeechRecognitionEngine, StreamingRecognizer, TranscribeOptions, WordTiming } from '../types.js';
 import { UnsupportedLanguageError } from '../errors.js';
 import { checkPocketSphinxInstalled } from './availability.js';
 import { DecoderHost } from './decoder-host.js';
-import { splitAtQuietPoints, voicedRegions } from './long-audio.js';
+import { answerRegion, splitAtQuietPoints, voicedRegions } from './long-audio.js';
 import { defaults, type PocketSphinxOptions } from './options.js';
 import { PocketSphinxRecognizer } from './streaming-recognizer.js';
 
@@ -30,18 +31,26 @@ export class PocketSphinxEngine implements SpeechRecognitionEngine {
     return new PocketSphinxRecognizer(this.host, options.telephoneBand ?? false);
   }
 
-  /** Long audio is decoded as consecutive utterances of at most 20 s, cut at quiet points. */
-  async transcribe(pcm16k: Int16Array, options: { language?: string; signal?: AbortSignal } = {}): Promise<Hypothesis> {
+  /**
+   * Long audio is decoded as consecutive utterances of at most 20 s, cut at quiet points. With expectations,
+   * audio is taken as one answer: its voiced part is decoded whole (not split at pauses between words).
+   */
+  async transcribe(pcm16k: Int16Array, options: TranscribeOptions = {}): Promise<Hypothesis> {
     options.signal?.throwIfAborted();
     this.ensureAvailable(options.language);
     const words: WordTiming[] = [];
-    for (const piece of splitAtQuietPoints(pcm16k).flatMap((whole) => voicedRegions(whole))) {
-      const reply = await this.host.transcribe(piece.pcm, { signal: options.signal });
+    const expectations = isOpenVocabulary(options.expectations) ? undefined : options.expectations;
+    const pieces = splitAtQuietPoints(pcm16k).flatMap((whole) => (expectations ? answerRegion(whole) : voicedRegions(whole)));
+    let expected: boolean | undefined;
+    for (const piece of pieces) {
+      const reply = await this.host.transcribe(piece.pcm, { signal: options.signal, ...(expectations ? { expectations } : {}) });
+      if (reply.hypothesis?.expected !== undefined) expected = (expected ?? true) && reply.hypothesis.expected;
       options.signal?.throwIfAborted();
       const offsetMs = (piece.startSample / 16000) * 1000;
       for (const w of reply.hypothesis?.words ?? []) words.push({ ...w, startMs: w.startMs + offsetMs, endMs: w.endMs + offsetMs });
     }
-    return { text: words.map((w) => w.word).join(' '), words };
+    const text = words.map((w) => w.word).join(' ');
+    return expected === undefined ? { text, words } : { text, words, expected };
   }
 
   /** Loads a decoder in every worker ahead of the first calls; resolves with the longest model load in ms (0 if all were idle). */

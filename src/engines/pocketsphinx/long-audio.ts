@@ -64,3 +64,14 @@ export function voicedRegions(piece: AudioPiece, minGapMs = 600, paddingMs = 300
     return { startSample: piece.startSample + from, pcm: piece.pcm.subarray(from, to) };
   });
 }
+
+/** The piece from its first to its last voiced region (with their padding); nothing when none is voiced. */
+export function answerRegion(piece: AudioPiece): AudioPiece[] {
+  const regions = voicedRegions(piece);
+  if (regions.length <= 1) return regions;
+  const first = regions[0]!;
+  const last = regions.at(-1)!;
+  const from = first.startSample - piece.startSample;
+  const to = last.startSample - piece.startSample + last.pcm.length;
+  return [{ startSample: first.startSample, pcm: piece.pcm.subarray(from, to) }];
+}

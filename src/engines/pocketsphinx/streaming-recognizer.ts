@@ -1,3 +1,4 @@
+import type { Expectation } from '../../agent/expectations.js';
 import type { Hypothesis, StreamingRecognizer } from '../types.js';
 import type { DecoderHost, DecoderLease } from './decoder-host.js';
 
@@ -22,6 +23,12 @@ export class PocketSphinxRecognizer implements StreamingRecognizer {
     await this.opened;
     if (pcm16k.length === 0) return;
     await this.lease.request({ op: 'write', pcm: pcm16k });
+  }
+
+  async expect(expectations: readonly Expectation[] | undefined): Promise<void> {
+    this.assertOpen();
+    await this.opened;
+    await this.lease.request({ op: 'expect', expectations });
   }
 
   async partial(): Promise<Hypothesis> {

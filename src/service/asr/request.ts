@@ -3,11 +3,14 @@ import { z } from 'zod';
 import { ServiceError } from '../accounts.js';
 import { bodyObject, isMsgpack, mediaType } from '../http/content-type.js';
 import { parseOrThrow } from '../http/errors.js';
+import { hintsSchema, type Hints } from './hints.js';
 
 export interface AsrRequest {
   audio: Uint8Array;
   language?: string;
   ignoreTimestamps: boolean;
+  /** Shoal extension: what the speaker is expected to say. */
+  hints?: Hints;
 }
 
 const booleanField = z.union([z.boolean(), z.enum(['true', 'false', '1', '0', 'True', 'False'])], {
@@ -17,6 +20,7 @@ const booleanField = z.union([z.boolean(), z.enum(['true', 'false', '1', '0', 'T
 const fieldsSchema = z.object({
   language: z.string({ error: 'language must be a string such as en' }).min(1, { error: 'language must not be empty' }).max(35).nullish(),
   ignore_timestamps: booleanField.nullish(),
+  hints: hintsSchema.nullish(),
 });
 
 function tooLarge(limitBytes: number): ServiceError {
@@ -62,6 +66,11 @@ export async function readAsrRequest(request: FastifyRequest, limitBytes: number
     throw new ServiceError(400, 'audio must be the file bytes (a multipart file part, or MessagePack bin)');
   }
   if (audio.byteLength > limitBytes) throw tooLarge(limitBytes);
-  const parsed = parseOrThrow(fieldsSchema, { language: fields.language, ignore_timestamps: fields.ignore_timestamps });
-  return { audio, language: parsed.language ?? undefined, ignoreTimestamps: toBoolean(parsed.ignore_timestamps) };
+  const parsed = parseOrThrow(fieldsSchema, { language: fields.language, ignore_timestamps: fields.ignore_timestamps, hints: fields.hints });
+  return {
+    audio,
+    language: parsed.language ?? undefined,
+    ignoreTimestamps: toBoolean(parsed.ignore_timestamps),
+    ...(parsed.hints ? { hints: parsed.hints } : {}),
+  };
 }

@@ -79,7 +79,7 @@ export function registerAsrRoute(app: FastifyInstance, service: ServiceContext):
           try {
             const engine = service.engines.asr();
             const pcm = await resample(decoded.samples, decoded.sampleRate, recognizerRate);
-            const hypothesis = await engine.transcribe(pcm, { language: input.language, signal: controller.signal });
+            const hypothesis = await engine.transcribe(pcm, { language: input.language, signal: controller.signal, ...(input.hints ? { expectations: input.hints } : {}) });
             controller.signal.throwIfAborted();
             await reservation.settle(usage);
             asr.span.setAttributes({ [spanAttributes.asrAudioMs]: Math.round(durationMs), [spanAttributes.asrWords]: hypothesis.words.length });

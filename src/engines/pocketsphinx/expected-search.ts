@@ -1,0 +1,120 @@
+import { isOpenVocabulary, type Expectation } from '../../agent/expectations.js';
+import { concatSamples } from '../../audio/index.js';
+import type { CepstralMeanState } from './cepstral-mean.js';
+import type { PocketSphinxLibrary } from './decoder-binding.js';
+import { decodedResult, type Decoded } from './decoded.js';
+import { compileGrammar } from './grammar.js';
+
+/** How the grammar's result is weighed against open vocabulary. */
+export interface ExpectedSearchOptions {
+  /**
+   * The grammar's result is taken unless its acoustic score is worse than open vocabulary's by more than
+   * this much per 10 ms frame. Open vocabulary fits any speech at least as well acoustically, so speech the
+   * grammar does not cover scores much worse there; expected answers score about as well, often better.
+   */
+  maxAcousticLossPerFrame: number;
+  /**
+   * The grammar's words must take at least this share of the time the open-vocabulary words take: a grammar
+   * search can explain long speech it does not cover as one short answer amid "silence" and noise.
+   */
+  minSpeechCoverage: number;
+}
+
+// Tuned on the human development set (/work/shared/fixtures/human) with bench/listening.ts: the only real
+// speech here, so the figures it prints on that set are not held-out results.
+export const defaults: ExpectedSearchOptions = { maxAcousticLossPerFrame: 7.5, minSpeechCoverage: 0.6 };
+
+const expectedSearch = 'expected';
+const openSearch = 'heard';
+/** sphinxbase's CMN_BATCH. */
+const batchCmn = 1;
+
+/**
+ * The grammar side of recognition with expectations. While expectations are set, the utterance's audio is
+ * kept; when it ends, after the open-vocabulary search has produced its result, the same audio is decoded
+ * again with the expectations' grammar, from the same cepstral mean the first pass started with, and the
+ * result that fits the audio better (see `maxAcousticLossPerFrame`) is returned.
+ */
+export class ExpectedSearch {
+  /** The grammar of this utterance, and of the next (expectations set mid-utterance wait for it). */
+  private grammar: string | undefined;
+  private next: string | undefined;
+  private readonly installed = new Map<string, string>();
+  private audio: Int16Array[] = [];
+
+  constructor(
+    private readonly lib: PocketSphinxLibrary,
+    private readonly handle: unknown,
+    private readonly cepstralMean: CepstralMeanState | undefined,
+    private readonly options: ExpectedSearchOptions = defaults,
+  ) {}
+
+  /** Compiles the expectations (used from the next utterance on); false when they constrain nothing. */
+  set(expectations: readonly Expectation[] | undefined): boolean {
+    this.next = isOpenVocabulary(expectations)
+      ? undefined
+      : compileGrammar(expectations!, (word) => this.lib.knowsWord(this.handle, word));
+    return this.next !== undefined;
+  }
+
+  utteranceStarts(): void {
+    this.grammar = this.next;
+    this.audio = [];
+  }
+
+  heard(pcm: Int16Array): void {
+    if (this.grammar && pcm.length > 0) this.audio.push(pcm);
+  }
+
+  /** `open` (the language model's result) or the grammar's, whichever fits the utterance's audio better. */
+  choose(open: Decoded): Decoded {
+    if (!this.grammar || this.audio.length === 0) return open;
+    const audio = concatSamples(this.audio);
+    this.audio = [];
+    const rejected = { ...open, hypothesis: { ...open.hypothesis, expected: false } };
+    if (!open.hypothesis.text) return rejected;
+    const endMean = this.cepstralMean?.snapshot();
+    try {
+      const expected = this.decode(expectedSearch, this.grammar, audio);
+      if (!expected.hypothesis.text) return rejected;
+      // The language model's words aligned to the same audio by the same kind of search, so that the two
+      // acoustic scores compare like with like.
+      const aligned = this.decode(openSearch, alignmentGrammar(open.hypothesis.text), audio);
+      const lossPerFrame = (aligned.acousticScore - expected.acousticScore) / Math.max(1, expected.frames);
+      const coverage = speechMs(expected) / Math.max(1, speechMs(aligned));
+      if (lossPerFrame > this.options.maxAcousticLossPerFrame || coverage < this.options.minSpeechCoverage) return rejected;
+      return { ...expected, hypothesis: { ...expected.hypothesis, expected: true } };
+    } finally {
+      this.lib.useSearch(this.handle, 'default');
+      if (endMean) this.cepstralMean!.restoreSnapshot(endMean);
+    }
+  }
+
+  /**
+   * Decodes `audio` with a grammar search as one whole utterance, normalised by its own cepstral mean
+   * (batch CMN): a short answer early in a call would otherwise be heard through a mean not yet adapted
+   * to the caller's line.
+   */
+  private decode(name: string, jsgf: string, audio: Int16Array): Decoded {
+    const now = this.cepstralMean?.snapshot();
+    if (now) this.cepstralMean!.restoreSnapshot({ ...now, mode: batchCmn });
+    if (this.installed.get(name) !== jsgf) {
+      if (!this.lib.setGrammar(this.handle, name, jsgf)) throw new Error(`pocketsphinx rejected the grammar: ${jsgf}`);
+      this.installed.set(name, jsgf);
+    }
+    if (!this.lib.useSearch(this.handle, name)) throw new Error(`pocketsphinx could not switch to the ${name} search`);
+    if (this.lib.startUtterance(this.handle) < 0) throw new Error('ps_start_utt failed');
+    if (this.lib.processRaw(this.handle, audio, true) < 0) throw new Error('ps_process_raw failed');
+    this.lib.endUtterance(this.handle);
+    return decodedResult(this.lib, this.handle);
+  }
+}
+
+/** Milliseconds of the utterance taken by words (not silence or noise). */
+function speechMs(decoded: Decoded): number {
+  return decoded.hypothesis.words.reduce((sum, word) => sum + word.endMs - word.startMs, 0);
+}
+
+function alignmentGrammar(text: string): string {
+  return `#JSGF V1.0;\ngrammar heard;\npublic <heard> = ${text};`;
+}

@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import { VoiceAgent, type AgentEvent } from '../src/agent/index.js';
+import { CallListening, countDigits } from '../src/agent/listening.js';
+import { VirtualClock } from '../src/pipeline/index.js';
+import { FileTransport } from '../src/transports/file/file-transport.js';
+import { AmplitudeStt, callerTrack, EnergyVad, ToneTts } from './agent-doubles.js';
+import { compileGrammar } from '../src/engines/pocketsphinx/grammar.js';
+import { ScriptedDialogue } from '../plugins/index.js';
+import { loadScript } from '../plugins/scripted/script-loader.js';
+import { extractSlot } from '../plugins/scripted/slot-extractors.js';
+import { tokenize } from '../plugins/scripted/text-normalizer.js';
+
+const knowsAll = () => true;
+
+describe('expectations compiled to a JSGF grammar', () => {
+  it('reads digits between the minimum and maximum length, and leaves out phrases the dictionary lacks', () => {
+    const grammar = compileGrammar([{ kind: 'digits', minLength: 2, maxLength: 4 }, { kind: 'choice', options: ['tracking', 'zorblax'] }], (w) => w !== 'zorblax')!;
+    expect(grammar).toContain('<e0> = <digit> <digit> [<digit> [<digit>]];');
+    expect(grammar).toContain('<e1> = tracking;');
+    expect(grammar).not.toContain('zorblax');
+  });
+
+  it('makes no grammar of open vocabulary or of phrases it cannot spell', () => {
+    expect(compileGrammar([{ kind: 'free' }], knowsAll)).toBeUndefined();
+    expect(compileGrammar([{ kind: 'name', names: ['Xqz'] }], () => false)).toBeUndefined();
+  });
+});
+
+describe('endpointing and keypad with expectations', () => {
+  it('waits through pauses until the expected digits are heard, and ends a yes/no sooner', () => {
+    const listening = new CallListening(undefined, { digitPauseMs: 1500, yesNoSilenceMs: 300 });
+    expect(listening.endpointSilenceMs(500, 'four one')).toBe(500);
+    listening.expect([{ kind: 'digits', minLength: 4, maxLength: 4 }]);
+    expect(listening.endpointSilenceMs(500, 'four one')).toBe(1500);
+    expect(listening.endpointSilenceMs(500, 'four one nine two')).toBe(500);
+    listening.expect([{ kind: 'yes-no' }]);
+    expect(listening.endpointSilenceMs(500, '')).toBe(300);
+    expect(countDigits('oh 12 three')).toBe(4);
+  });
+
+  it('ends keypad entry on # or at the expected length; * starts over', () => {
+    const listening = new CallListening(undefined);
+    listening.expect([{ kind: 'digits', maxLength: 4 }]);
+    expect(['4', '1', '9'].map((k) => listening.press(k))).toEqual([undefined, undefined, undefined]);
+    expect(listening.press('2')).toBe('4192');
+    expect(listening.press('7')).toBeUndefined();
+    expect(listening.press('*')).toBeUndefined();
+    expect(listening.press('#')).toBeUndefined();
+    listening.press('5');
+    expect(listening.press('#')).toBe('5');
+  });
+
+  it('hands expectations to the call recognizer', () => {
+    const seen: unknown[] = [];
+    const listening = new CallListening({ transcribe: () => { throw new Error('unused'); }, release: () => undefined, expect: (e) => seen.push(e) });
+    listening.expect([{ kind: 'yes-no' }]);
+    listening.expect([]);
+    expect(seen).toEqual([[{ kind: 'yes-no' }], undefined]);
+  });
+});
+
+describe('ScriptedDialogue expectations and the digits slot', () => {
+  const script = loadScript('examples/scripts/parcel-line.yaml');
+
+  it('derives digits, then the yes/no intents, then the choice, from the state it is in', () => {
+    const dialogue = new ScriptedDialogue(script);
+    expect(dialogue.expectations([])).toEqual([{ kind: 'digits', minLength: 4, maxLength: 4 }]);
+    const afterCode = [{ role: 'user' as const, text: 'four one nine two' }];
+    expect(dialogue.expectations(afterCode)).toEqual([
+      expect.objectContaining({ kind: 'phrases', keywords: expect.arrayContaining(['yes', 'no']) }),
+    ]);
+    expect(dialogue.expectations([...afterCode, { role: 'user', text: 'yes' }])).toEqual([
+      expect.objectContaining({ kind: 'choice', options: expect.arrayContaining(['go', 'stop', 'up']) }),
+    ]);
+  });
+
+  it('reads a digit string said or keyed, within its length', () => {
+    const slot = { type: 'digits' as const, min: 4, max: 4 };
+    expect(extractSlot(tokenize('it is four one oh two'), slot, true)).toBe('4102');
+    expect(extractSlot(tokenize('4192'), slot, false)).toBe('4192');
+    expect(extractSlot(tokenize('four one nine'), slot, true)).toBeUndefined();
+    expect(extractSlot(tokenize('for one nine two'), slot, true)).toBe('4192');
+    expect(extractSlot(tokenize('for one nine two'), slot, false)).toBeUndefined();
+  });
+});
+
+describe('the keypad in a call', () => {
+  it('collects keys as DTMF events and hands the completed entry to the dialogue as the caller turn', async () => {
+    const clock = new VirtualClock();
+    const agent = new VoiceAgent({
+      dialogue: new ScriptedDialogue(loadScript('examples/scripts/parcel-line.yaml')),
+      stt: new AmplitudeStt(),
+      tts: new ToneTts(),
+      vad: () => new EnergyVad(),
+      mode: 'balanced',
+      clock,
+    });
+    const transport = new FileTransport(callerTrack(20_000, []), clock, { maxTailMs: 60_000 });
+    const session = agent.handle(transport);
+    transport.settle = () => session.settled();
+    const keys = ['4', '1', '9', '2'];
+    const events: AgentEvent[] = [];
+    session.events$.subscribe((event) => {
+      events.push(event);
+      if (event.type === 'agent-stopped-speaking' && event.turn === 0) queueMicrotask(() => keys.forEach((digit) => transport.events$.next({ type: 'dtmf', digit })));
+    });
+    const summary = await session.summary;
+    expect(events.filter((e) => e.type === 'dtmf').map((e) => (e.type === 'dtmf' ? e.digit : ''))).toEqual(keys);
+    expect(events).toContainEqual({ type: 'keypad-entry', digits: '4192' });
+    expect(summary.turns).toContainEqual(expect.objectContaining({ user_text: '4192', agent_text: 'I heard 4192. Is that right?' }));
+  }, 60_000);
+});

@@ -1,0 +1,56 @@
+/**
+ * Recognition with expectations on real human speech (test/fixtures/human, see its README). These clips
+ * are also the set the expectation thresholds were tuned on (src/engines/pocketsphinx/expected-search.ts).
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createEmbeddedAgentStack, type AgentEvent } from '../src/agent/index.js';
+import { PocketSphinxEngine } from '../src/engines/pocketsphinx/index.js';
+import { decodeCall, runFileCall } from '../src/transports/file/run-call.js';
+import { loadScriptedDialogue } from '../plugins/index.js';
+import { readPcmWav } from './engines-fixtures.js';
+
+const clip = (file: string) => readPcmWav(`test/fixtures/human/${file}`).samples;
+const engine = new PocketSphinxEngine();
+afterAll(() => engine.shutdown());
+
+describe('pocketsphinx with expectations, on real voices', () => {
+  it('hears a telephone-band "eight" as eight when a digit is expected, "haiti" without', async () => {
+    expect((await engine.transcribe(clip('dev_10.wav'))).text).not.toBe('eight');
+    const heard = await engine.transcribe(clip('dev_10.wav'), { expectations: [{ kind: 'digits' }] });
+    expect(heard).toMatchObject({ text: 'eight', expected: true });
+  }, 60_000);
+
+  it('reads a four-digit string whole, not cut at the pauses between digits', async () => {
+    const heard = await engine.transcribe(clip('dev_08.wav'), { expectations: [{ kind: 'digits', minLength: 4, maxLength: 4 }] });
+    expect(heard).toMatchObject({ text: 'four one nine two', expected: true });
+  }, 60_000);
+
+  it('returns speech outside the expectations as open-vocabulary text, not forced into them', async () => {
+    const sentence = await engine.transcribe(clip('dev_12.wav'), { expectations: [{ kind: 'digits' }, { kind: 'yes-no' }] });
+    expect(sentence.expected).toBe(false);
+    expect(sentence.text).toMatch(/testing routine/);
+    const command = await engine.transcribe(clip('dev_04.wav'), { expectations: [{ kind: 'yes-no' }] });
+    expect(command).toMatchObject({ expected: false });
+    expect(command.text).toMatch(/stop/);
+  }, 60_000);
+});
+
+describe('an IVR call of real human answers (16 kHz), through the agent', () => {
+  it('reads the code, takes the yes and the choice, and ends with the right action', async () => {
+    const stack = await createEmbeddedAgentStack({ mode: 'balanced' });
+    try {
+      const caller = await decodeCall(readFileSync('test/fixtures/human-calls/parcel-16k.wav'));
+      const events: AgentEvent[] = [];
+      const { summary } = await runFileCall(stack.agentFor(loadScriptedDialogue('examples/scripts/parcel-line.yaml')), caller, {
+        fast: true,
+        onEvent: (event) => events.push(event),
+      });
+      expect(summary.turns.map((t) => t.user_text).filter(Boolean)).toEqual(['four one nine two', 'yes', 'go']);
+      expect(events).toContainEqual({ type: 'tool-call', name: 'route', arguments: { code: '4192', option: 'go' } });
+      expect(summary.reason).toBe('script ended the call');
+    } finally {
+      await stack.close();
+    }
+  }, 240_000);
+});
