@@ -107,6 +107,6 @@ describe('the keypad in a call', () => {
     const summary = await session.summary;
     expect(events.filter((e) => e.type === 'dtmf').map((e) => (e.type === 'dtmf' ? e.digit : ''))).toEqual(keys);
     expect(events).toContainEqual({ type: 'keypad-entry', digits: '4192' });
-    expect(summary.turns).toContainEqual(expect.objectContaining({ user_text: '4192', agent_text: 'I heard 4192. Is that right?' }));
+    expect(summary.turns).toContainEqual(expect.objectContaining({ userText: '4192', agentText: 'I heard 4192. Is that right?' }));
   }, 60_000);
 });

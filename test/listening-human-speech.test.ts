@@ -46,8 +46,8 @@ describe('an IVR call of real human answers (16 kHz), through the agent', () => 
         fast: true,
         onEvent: (event) => events.push(event),
       });
-      expect(summary.turns.map((t) => t.user_text).filter(Boolean)).toEqual(['four one nine two', 'yes', 'go']);
-      expect(events).toContainEqual({ type: 'tool-call', name: 'route', arguments: { code: '4192', option: 'go' } });
+      expect(summary.turns.map((t) => t.userText).filter(Boolean)).toEqual(['four one nine two', 'yes', 'go']);
+      expect(events).toContainEqual(expect.objectContaining({ type: 'tool-call', name: 'route', arguments: { code: '4192', option: 'go' }, kept: true }));
       expect(summary.reason).toBe('script ended the call');
     } finally {
       await stack.close();

@@ -178,7 +178,8 @@ describe('POST /v1/asr', () => {
     expect(((await packed.json()) as Transcript).text).toBe('eight');
     const bad = await multipart(eight, { hints: '[{"kind":"colour"}]' });
     expect(bad.status).toBe(422);
-    expect(((await bad.json()) as { message: string }).message).toMatch(/kind: free, yes-no, digits/);
+    const issues = (await bad.json()) as Array<{ loc: string[]; msg: string }>;
+    expect(issues.map((issue) => issue.msg).join('; ')).toMatch(/kind: free, yes-no, digits/);
   }, 120_000);
 
   it('bills audio seconds once for a success and nothing for a failure', async () => {
