@@ -11,7 +11,6 @@ export const optionalPackages = {
   'better-sqlite3': { purpose: "the speech service's account store (shoal serve, keys, credit)", install: 'npm install better-sqlite3' },
   '@livekit/rtc-node': { purpose: 'the LiveKit room transport', install: 'npm install @livekit/rtc-node' },
   esbuild: { purpose: 'bundling the browser demo page from its sources', install: 'npm install esbuild' },
-  twilio: { purpose: 'the Twilio telephony carrier', install: 'npm install twilio' },
   openai: { purpose: 'the OpenAI-compatible LLM dialogue', install: 'npm install openai' },
   '@opentelemetry/sdk-node': { purpose: 'exporting traces by the OTEL_* environment variables', install: 'npm install @opentelemetry/sdk-node' },
 } as const satisfies Record<string, { purpose: string; install: string }>;
