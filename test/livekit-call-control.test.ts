@@ -20,7 +20,7 @@ describe('LiveKit call control', () => {
     expect(control.transferTarget({ to: 'sip:desk@example.com' })).toBe('sip:desk@example.com');
     expect(control.transferTarget({ to: 'human agent' })).toBe('tel:+15550100');
     expect(() => control.transferTarget({ to: 'billing' })).toThrow(TransferTargetError);
-    expect(() => control.transferTarget({ to: 'billing' })).toThrow(/--transfer "billing=tel:\+1\.\.\."/);
+    expect(() => control.transferTarget({ to: 'billing' })).toThrow(/--transfer "billing=/);
     const withDefault = new CallControl({ rooms: api, sip: api, defaultTransferTo: 'tel:+15550199' });
     expect(withDefault.transferTarget({})).toBe('tel:+15550199');
   });

@@ -30,8 +30,9 @@ describe('traceparent', () => {
     expect(parseTraceparent(header)).toBeNull();
   });
 
-  it('accepts surrounding spaces, upper-case hex, other flags, and ids that only start or end with zeros', () => {
-    expect(parseTraceparent(`  ${valid.toUpperCase()} `)).toEqual({ traceId: '4bf92f3577b34da6a3ce929d0e0e4736', parentId: '00f067aa0ba902b7', flags: 1 });
+  it('accepts a surrounding space, other flags, and ids that only start or end with zeros; refuses upper-case hex (W3C: lowercase only)', () => {
+    expect(parseTraceparent(` ${valid} `)).toEqual({ traceId: '4bf92f3577b34da6a3ce929d0e0e4736', parentId: '00f067aa0ba902b7', flags: 1 });
+    expect(parseTraceparent(valid.toUpperCase())).toBeNull();
     expect(parseTraceparent('00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00')?.flags).toBe(0);
     expect(parseTraceparent('00-00000000000000000000000000000001-1000000000000000-03')).toEqual({
       traceId: '00000000000000000000000000000001',
