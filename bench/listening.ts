@@ -112,7 +112,7 @@ async function ivrCalls() {
       const { summary } = await runFileCall(stack.agentFor(dialogue), caller, { fast: true, onEvent: (e) => events.push(e) });
       const routed = events.find((e) => e.type === 'tool-call' && e.name === 'route');
       const success = JSON.stringify(routed?.type === 'tool-call' ? routed.arguments : null) === JSON.stringify(call.route);
-      results.push({ file: call.file, success, caller_turns: summary.turns.map((t) => t.user_text).filter(Boolean) });
+      results.push({ file: call.file, success, caller_turns: summary.turns.map((t) => t.userText).filter(Boolean) });
     }
   } finally {
     await stack.close();

@@ -87,7 +87,7 @@ async function voiceToVoice(mode: AgentMode, withTool: boolean) {
   try {
     const caller = await decodeCall(readFileSync(new URL('../test/fixtures/calls/support-16k.wav', import.meta.url)));
     const { summary } = await runFileCall(stack.agentFor(dialogue(withTool ? [lookupTool] : [])), caller, { fast: true });
-    turns.push(...summary.turns.filter((t) => t.user_text !== ''));
+    turns.push(...summary.turns.filter((t) => t.userText !== ''));
   } finally {
     await stack.close();
   }

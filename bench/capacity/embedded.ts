@@ -1,9 +1,9 @@
 /** (a) N concurrent fixture calls through the embedded stack in one process, staggered, in real time. */
 import { readFileSync } from 'node:fs';
 import { createDialogue } from '../../agents/index.js';
-import { createEmbeddedAgentStack, type TurnReport } from '../../src/agent/index.js';
+import { createEmbeddedAgentStack } from '../../src/agent/index.js';
 import { decodeCall, runFileCall } from '../../src/transports/file/run-call.js';
-import { largestWithin, mb, p, round, rssSampler, settledMemory } from './measure.js';
+import { concurrentRun, largestWithin, mb, p, round, settledMemory } from './measure.js';
 
 const fixture = new URL('../../test/fixtures/calls/booking-16k.wav', import.meta.url);
 
@@ -22,19 +22,9 @@ export async function embeddedCapacity(counts: number[], staggerMs: number) {
     await runFileCall(stack.agentFor(createDialogue('receptionist')), caller, { fast: true }); // warm-up
     const idle = await settledMemory();
     for (const calls of counts) {
-      const before = await settledMemory();
-      const sampler = rssSampler();
-      const cpu = process.cpuUsage();
-      const turns: TurnReport[] = [];
-      await Promise.all(
-        Array.from({ length: calls }, async (_, i) => {
-          await new Promise((resolve) => setTimeout(resolve, i * staggerMs));
-          const { summary } = await runFileCall(stack.agentFor(createDialogue('receptionist')), caller, { fast: false });
-          turns.push(...summary.turns.filter((t) => t.user_text !== ''));
-        }),
+      const { turns, before, peakRss, cpuMs } = await concurrentRun(calls, staggerMs, () =>
+        runFileCall(stack.agentFor(createDialogue('receptionist')), caller, { fast: false }),
       );
-      const used = process.cpuUsage(cpu);
-      const peak = sampler.stop();
       const v2v = turns.map((t) => t.metrics.voiceToVoiceMs).filter((v): v is number => v !== undefined);
       rows.push({
         calls,
@@ -42,8 +32,8 @@ export async function embeddedCapacity(counts: number[], staggerMs: number) {
         turns: v2v.length,
         v2v_p50_ms: p(v2v, 50),
         v2v_p95_ms: p(v2v, 95),
-        rss_per_call_mb: round((peak - before.rss) / 2 ** 20 / calls),
-        cpu_ms_per_call_second: round((used.user + used.system) / 1000 / (calls * callSeconds)),
+        rss_per_call_mb: round((peakRss - before.rss) / 2 ** 20 / calls),
+        cpu_ms_per_call_second: round(cpuMs / (calls * callSeconds)),
       });
     }
     return { idle_rss_mb: mb(idle.rss), call_seconds: round(callSeconds), stagger_ms: staggerMs, rows, largest_n_within_1_5x_p95: largestWithin(rows) };

@@ -1,9 +1,9 @@
 /** (b) The framework alone: engines replaced by doubles with hosted latencies, many calls in one process. */
-import { VoiceAgent, type TurnReport } from '../../src/agent/index.js';
+import { VoiceAgent } from '../../src/agent/index.js';
 import { runFileCall } from '../../src/transports/file/run-call.js';
 import { callerTrack, EnergyVad, FixedDialogue, AmplitudeStt, ToneTts } from '../../test/agent-doubles.js';
 import { HostedDialogue, HostedStt, HostedTts, hostedLatencyMs } from './hosted-doubles.js';
-import { mb, p, round, rssSampler, settledMemory } from './measure.js';
+import { concurrentRun, mb, p, round, settledMemory } from './measure.js';
 
 const callMs = 10_000;
 const track = callerTrack(callMs, [
@@ -19,19 +19,7 @@ function hostedAgent(): VoiceAgent {
 export async function concurrentCalls(calls: number, spreadMs: number) {
   const agent = hostedAgent();
   await runFileCall(agent, track, { fast: false }); // warm-up (JIT)
-  const before = await settledMemory();
-  const sampler = rssSampler();
-  const cpu = process.cpuUsage();
-  const turns: TurnReport[] = [];
-  await Promise.all(
-    Array.from({ length: calls }, async (_, i) => {
-      await new Promise((resolve) => setTimeout(resolve, (i * spreadMs) / calls));
-      const { summary } = await runFileCall(agent, track, { fast: false });
-      turns.push(...summary.turns.filter((t) => t.user_text !== ''));
-    }),
-  );
-  const used = process.cpuUsage(cpu);
-  const peak = sampler.stop();
+  const { turns, before, peakRss, cpuMs } = await concurrentRun(calls, spreadMs / calls, () => runFileCall(agent, track, { fast: false }));
   const overhead = turns.map((t) => t.metrics.frameworkOverheadMs).filter((v): v is number => v !== undefined);
   const v2v = turns.map((t) => t.metrics.voiceToVoiceMs).filter((v): v is number => v !== undefined);
   return {
@@ -42,8 +30,8 @@ export async function concurrentCalls(calls: number, spreadMs: number) {
     framework_overhead_p95_ms: p(overhead, 95),
     v2v_p50_ms: p(v2v, 50),
     v2v_p95_ms: p(v2v, 95),
-    rss_per_call_mb: round((peak - before.rss) / 2 ** 20 / calls, 2),
-    cpu_ms_per_call_second: round((used.user + used.system) / 1000 / ((calls * callMs) / 1000), 2),
+    rss_per_call_mb: round((peakRss - before.rss) / 2 ** 20 / calls, 2),
+    cpu_ms_per_call_second: round(cpuMs / ((calls * callMs) / 1000), 2),
   };
 }
 

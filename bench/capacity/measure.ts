@@ -2,7 +2,7 @@
 import { loadavg } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { percentile } from '../../src/agent/index.js';
+import { percentile, type TurnReport } from '../../src/agent/index.js';
 
 export const round = (value: number | undefined, places = 1) => (value === undefined ? null : Math.round(value * 10 ** places) / 10 ** places);
 export const mb = (bytes: number) => round(bytes / 2 ** 20);
@@ -43,4 +43,24 @@ export function largestWithin(rows: Array<{ calls: number; v2v_p95_ms: number | 
   if (!single) return null;
   const within = rows.filter((row) => row.v2v_p95_ms !== null && row.v2v_p95_ms <= single * factor);
   return within.length ? Math.max(...within.map((row) => row.calls)) : null;
+}
+
+/**
+ * Starts `calls` calls, the i-th after `i * gapMs`, and waits for all: the caller turns they answered, the CPU
+ * they used, the peak RSS while they ran and the settled memory before they started.
+ */
+export async function concurrentRun(calls: number, gapMs: number, call: () => Promise<{ summary: { turns: TurnReport[] } }>) {
+  const before = await settledMemory();
+  const sampler = rssSampler();
+  const cpu = process.cpuUsage();
+  const turns: TurnReport[] = [];
+  await Promise.all(
+    Array.from({ length: calls }, async (_, i) => {
+      await new Promise((resolve) => setTimeout(resolve, i * gapMs));
+      const { summary } = await call();
+      turns.push(...summary.turns.filter((t) => t.userText !== ''));
+    }),
+  );
+  const used = process.cpuUsage(cpu);
+  return { turns, before, peakRss: sampler.stop(), cpuMs: (used.user + used.system) / 1000 };
 }
