@@ -1,5 +1,8 @@
 import { describe, expect, test } from 'vitest';
 import { SileroVad, VadFrameSizeError, sileroModelPath, sileroSession } from '../src/engines/index.js';
+import { readFileSync } from 'node:fs';
+import { resample } from '../src/audio/resampler.js';
+import { decodeCall } from '../src/transports/file/run-call.js';
 import { noise, speechFixtures } from './engines-fixtures.js';
 
 async function probabilities(vad: SileroVad, pcm: Int16Array): Promise<number[]> {
@@ -78,5 +81,14 @@ describe('Silero VAD', () => {
     await expect(vad.probability(new Int16Array(480))).rejects.toBeInstanceOf(VadFrameSizeError);
     vad.release();
     await expect(vad.probability(new Int16Array(512))).rejects.toThrow(/released/);
+  });
+
+  test('a short real "yes" after 11 s of line noise is heard: the state starts afresh after long silence', async () => {
+    // parcel-8k-ulaw.wav: "four one nine two" at 6 s, line noise, "yes" (Speech Commands, telephone band) at 20.4 s.
+    const call = await decodeCall(readFileSync('test/fixtures/human-calls/parcel-8k-ulaw.wav'));
+    const pcm = (await resample(call.samples, call.sampleRate, 16000)).subarray(0, 22 * 16000);
+    const heardYes = async (vad: SileroVad) => Math.max(...(await probabilities(vad, pcm)).slice(Math.floor((20 * 16000) / 512)));
+    expect(await heardYes(new SileroVad())).toBeGreaterThan(0.6);
+    expect(await heardYes(new SileroVad(undefined, { resetAfterSilenceMs: 0 }))).toBeLessThan(0.5);
   });
 });

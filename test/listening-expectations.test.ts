@@ -5,6 +5,7 @@ import { VirtualClock } from '../src/pipeline/index.js';
 import { FileTransport } from '../src/transports/file/file-transport.js';
 import { AmplitudeStt, callerTrack, EnergyVad, ToneTts } from './agent-doubles.js';
 import { compileGrammar } from '../src/engines/pocketsphinx/grammar.js';
+import { grammarAccepts } from '../src/engines/pocketsphinx/grammar-match.js';
 import { ScriptedDialogue } from '../plugins/index.js';
 import { loadScript } from '../plugins/scripted/script-loader.js';
 import { extractSlot } from '../plugins/scripted/slot-extractors.js';
@@ -23,6 +24,24 @@ describe('expectations compiled to a JSGF grammar', () => {
   it('makes no grammar of open vocabulary or of phrases it cannot spell', () => {
     expect(compileGrammar([{ kind: 'free' }], knowsAll)).toBeUndefined();
     expect(compileGrammar([{ kind: 'name', names: ['Xqz'] }], () => false)).toBeUndefined();
+  });
+
+  it('tells whether a text is an expected answer (so it need not be decoded again)', () => {
+    const digits = compileGrammar([{ kind: 'digits', minLength: 2, maxLength: 4 }, { kind: 'yes-no' }], knowsAll)!;
+    expect(grammarAccepts(digits, 'four one nine two')).toBe(true);
+    expect(grammarAccepts(digits, 'four one')).toBe(true);
+    expect(grammarAccepts(digits, 'four')).toBe(false);
+    expect(grammarAccepts(digits, 'four one nine two six')).toBe(false);
+    expect(grammarAccepts(digits, 'for one nine two')).toBe(false);
+    expect(grammarAccepts(digits, 'no thank you')).toBe(true);
+    expect(grammarAccepts(digits, 'no thank')).toBe(false);
+    expect(grammarAccepts(digits, '')).toBe(false);
+    const open = compileGrammar([{ kind: 'digits' }, { kind: 'time' }, { kind: 'phrases', phrases: ['track a parcel'], keywords: ['parcel', 'refund'] }], knowsAll)!;
+    expect(grammarAccepts(open, 'one two three four five six seven')).toBe(true);
+    expect(grammarAccepts(open, "at half past ten")).toBe(true);
+    expect(grammarAccepts(open, "ten thirty five o'clock p.m.")).toBe(true);
+    expect(grammarAccepts(open, 'refund parcel refund')).toBe(true);
+    expect(grammarAccepts(open, 'track a refund')).toBe(false);
   });
 });
 

@@ -4,6 +4,7 @@ import type { CepstralMeanState } from './cepstral-mean.js';
 import type { PocketSphinxLibrary } from './decoder-binding.js';
 import { decodedResult, type Decoded } from './decoded.js';
 import { compileGrammar } from './grammar.js';
+import { grammarAccepts } from './grammar-match.js';
 
 /** How the grammar's result is weighed against open vocabulary. */
 export interface ExpectedSearchOptions {
@@ -36,6 +37,8 @@ const batchCmn = 1;
  * result that fits the audio better (see `maxAcousticLossPerFrame`) is returned.
  */
 export class ExpectedSearch {
+  /** How the last utterance's grammar result compared with open vocabulary (for diagnostics and tuning). */
+  lastComparison: { lossPerFrame: number; coverage: number; grammarText: string; openPerFrame: number } | undefined;
   /** The grammar of this utterance, and of the next (expectations set mid-utterance wait for it). */
   private grammar: string | undefined;
   private next: string | undefined;
@@ -68,11 +71,14 @@ export class ExpectedSearch {
 
   /** `open` (the language model's result) or the grammar's, whichever fits the utterance's audio better. */
   choose(open: Decoded): Decoded {
+    this.lastComparison = undefined;
     if (!this.grammar || this.audio.length === 0) return open;
     const audio = concatSamples(this.audio);
     this.audio = [];
     const rejected = { ...open, hypothesis: { ...open.hypothesis, expected: false } };
     if (!open.hypothesis.text) return rejected;
+    // Already an expected answer: decoding again could only confirm it, and would cost a third of the decode.
+    if (grammarAccepts(this.grammar, open.hypothesis.text)) return { ...open, hypothesis: { ...open.hypothesis, expected: true } };
     const endMean = this.cepstralMean?.snapshot();
     try {
       const expected = this.decode(expectedSearch, this.grammar, audio);
@@ -82,6 +88,7 @@ export class ExpectedSearch {
       const aligned = this.decode(openSearch, alignmentGrammar(open.hypothesis.text), audio);
       const lossPerFrame = (aligned.acousticScore - expected.acousticScore) / Math.max(1, expected.frames);
       const coverage = speechMs(expected) / Math.max(1, speechMs(aligned));
+      this.lastComparison = { lossPerFrame, coverage, grammarText: expected.hypothesis.text, openPerFrame: aligned.acousticScore / Math.max(1, aligned.frames) };
       if (lossPerFrame > this.options.maxAcousticLossPerFrame || coverage < this.options.minSpeechCoverage) return rejected;
       return { ...expected, hypothesis: { ...expected.hypothesis, expected: true } };
     } finally {

@@ -1,2 +1,2 @@
-export { SileroVad, VadFrameSizeError } from './silero-vad.js';
+export { SileroVad, VadFrameSizeError, type SileroVadOptions } from './silero-vad.js';
 export { sileroModelPath, sileroSession } from './silero-session.js';
