@@ -107,6 +107,27 @@ describe('shoal agent: start-up checks', () => {
     }
   });
 
+  it('hands keypad digits from the telephony stream to the dialogue as the caller turn', async () => {
+    const turns: TurnReport[] = [];
+    const parcel = await startAgentApp({ ...options, port: 0, script: 'examples/scripts/parcel-line.yaml' }, {
+      onCall: ({ session }) => session.events$.subscribe((event) => event.type === 'turn-metrics' && turns.push(event.report)),
+    });
+    try {
+      const ws = new WebSocket(`${parcel.url.replace('http', 'ws')}telephony`);
+      await new Promise((resolve) => ws.once('open', resolve));
+      ws.send(JSON.stringify({ event: 'start', streamSid: 'MZ7', start: { streamSid: 'MZ7', callSid: 'CA7', mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 } } }));
+      await expect.poll(() => parcel.server.telephony.activeCalls(), { timeout: 5000 }).toBe(1);
+      for (const digit of ['4', '1', '9', '2', '#']) {
+        ws.send(JSON.stringify({ event: 'dtmf', streamSid: 'MZ7', sequenceNumber: '9', dtmf: { track: 'inbound_track', digit } }));
+      }
+      await expect.poll(() => turns.find((t) => t.userText)?.agentText, { timeout: 15_000 }).toMatch(/I heard .*4.*1.*9.*2.*right/i);
+      expect(turns.find((t) => t.userText)!.userText).toBe('4192');
+      ws.close();
+    } finally {
+      await parcel.close();
+    }
+  }, 60_000);
+
   it('serves a --script file as the only agent', async () => {
     const scripted = await startAgentApp({ ...options, port: 0, script: 'examples/scripts/booking.yaml' });
     try {

@@ -66,8 +66,8 @@ export async function createEmbeddedAgentStack(options: Partial<EmbeddedStackOpt
     const stt = asr
       ? new StreamingEngineSpeechToText(asr, { interimEveryMs })
       : new SegmentServiceSpeechToText(
-          async (wav, signal, traceparent) => {
-            const result = await client.transcribe(wav, { signal, traceparent, language: 'en' });
+          async (wav, signal, traceparent, hints) => {
+            const result = await client.transcribe(wav, { signal, traceparent, language: 'en', ...(hints ? { hints } : {}) });
             return { text: result.text, words: [] };
           },
           { interimEveryMs: interimEveryMs > 0 ? Math.max(300, interimEveryMs) : 0 },

@@ -2,14 +2,19 @@ import { Observable } from 'rxjs';
 import type { AudioFrame } from '../../audio/index.js';
 import { encodeWav } from '../../audio/index.js';
 import type { WordTiming } from '../../engines/index.js';
-import type { SpeechToText, TranscriptEvent, WorkOptions } from '../contracts.js';
+import type { CallSpeechToText, SpeechToText, TranscriptEvent, WorkOptions } from '../contracts.js';
+import type { Expectation } from '../expectations.js';
 import { traceparentOf } from '../tracing.js';
 
-/** Sends one WAV to a recognition service (e.g. the client's `/v1/asr` call) and returns its text. */
+/**
+ * Sends one WAV to a recognition service (e.g. the client's `/v1/asr` call) and returns its text; `hints` are
+ * what the caller is expected to say (the Shoal service's `hints` extension), when the call has expectations.
+ */
 export type TranscribeWav = (
   wav: Uint8Array,
   signal: AbortSignal,
   traceparent: string | undefined,
+  hints?: readonly Expectation[],
 ) => Promise<{ text: string; words: WordTiming[] }>;
 
 export interface SegmentServiceSttOptions {
@@ -35,7 +40,17 @@ export class SegmentServiceSpeechToText implements SpeechToText {
     this.options = { ...defaults, ...options };
   }
 
-  transcribe(utterance$: Observable<AudioFrame>, work: WorkOptions = {}): Observable<TranscriptEvent> {
+  /** A call's recognizer: the session's expectations go to the service as `hints` with each request. */
+  forCall(): CallSpeechToText {
+    let hints: readonly Expectation[] | undefined;
+    return {
+      transcribe: (utterance$, work) => this.transcribe(utterance$, work, hints),
+      expect: (expectations) => (hints = expectations),
+      release: () => undefined,
+    };
+  }
+
+  transcribe(utterance$: Observable<AudioFrame>, work: WorkOptions = {}, hints?: readonly Expectation[]): Observable<TranscriptEvent> {
     const track = <T>(promise: Promise<T>) => (work.track ? work.track(promise) : promise);
     return new Observable<TranscriptEvent>((subscriber) => {
       // Requests are made later (at the endpoint) outside this context, so the trace is captured now.
@@ -75,7 +90,7 @@ export class SegmentServiceSpeechToText implements SpeechToText {
           if (this.options.interimEveryMs <= 0 || sinceInterimMs < this.options.interimEveryMs || interimInFlight) return;
           sinceInterimMs = 0;
           interimInFlight = true;
-          track(this.transcribeWav(wav(), abort.signal, traceparent))
+          track(this.transcribeWav(wav(), abort.signal, traceparent, hints))
             .then((result) => {
               if (!finalSent && result.text) subscriber.next({ text: result.text, words: result.words, final: false });
             })
@@ -86,7 +101,7 @@ export class SegmentServiceSpeechToText implements SpeechToText {
         error: (error: unknown) => subscriber.error(error),
         complete: () => {
           finalSent = true;
-          track(this.transcribeWav(wav(), abort.signal, traceparent)).then(
+          track(this.transcribeWav(wav(), abort.signal, traceparent, hints)).then(
             (result) => {
               subscriber.next({ text: result.text, words: result.words, final: true });
               subscriber.complete();
