@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { SileroVad, VadFrameSizeError, sileroModelPath, sileroSession } from '../src/engines/index.js';
+import { SileroVad, VadFrameSizeError, WorkerPool, sileroInference, sileroModelPath, sileroSession } from '../src/engines/index.js';
 import { noise, speechFixtures } from './engines-fixtures.js';
 
 async function probabilities(vad: SileroVad, pcm: Int16Array): Promise<number[]> {
@@ -78,5 +78,20 @@ describe('Silero VAD', () => {
     await expect(vad.probability(new Int16Array(480))).rejects.toBeInstanceOf(VadFrameSizeError);
     vad.release();
     await expect(vad.probability(new Int16Array(512))).rejects.toThrow(/released/);
+  });
+
+  test('runs on a VAD worker thread by default, with the same answers as in this thread', async () => {
+    const fixture = speechFixtures()[0]!;
+    const pool = () => [...WorkerPool.all].find((p) => p.options.name === 'silero-vad')!;
+    const inThread = await probabilities(new SileroVad(sileroInference()), fixture.pcm);
+    const vad = new SileroVad();
+    const before = pool().stats.activeMs;
+    const onWorker = await probabilities(vad, fixture.pcm);
+    expect(pool().stats.pinned).toBeGreaterThan(0);
+    expect(pool().stats.activeMs).toBeGreaterThan(before);
+    onWorker.forEach((p, i) => expect(p).toBeCloseTo(inThread[i]!, 5));
+    const pinned = pool().stats.pinned;
+    vad.release();
+    expect(pool().stats.pinned).toBe(pinned - 1);
   });
 });

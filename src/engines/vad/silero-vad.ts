@@ -1,7 +1,7 @@
 import type { VoiceActivityDetector } from '../types.js';
-import { onnxRuntime, sileroSession } from './silero-session.js';
+import { SileroPool } from './silero-pool.js';
+import { onnxRuntime, type SileroInference } from './silero-session.js';
 
-const sampleRate = 16000;
 const frameSamples = 512;
 /** Silero v5 sees the last 64 samples of the previous frame in front of each new one; without them it hears no speech. */
 const contextSamples = 64;
@@ -12,25 +12,32 @@ export class VadFrameSizeError extends RangeError {
   override readonly name = 'VadFrameSizeError';
 }
 
-/** Silero v5 speech probability per 32 ms frame; keeps its recurrent state per instance (one per call). */
+/** Where a detector's inference runs: by default a VAD worker thread (SileroPool); `sileroInference()` runs it in this thread. */
+export type SileroRunner = SileroInference & { release?(): void };
+
+/**
+ * Silero v5 speech probability per 32 ms frame; keeps its recurrent state per instance (one per call). The
+ * inference runs on a VAD worker thread unless a runner is given (e.g. `new SileroVad(sileroInference())`).
+ */
 export class SileroVad implements VoiceActivityDetector {
   readonly frameSamples = frameSamples;
   private state: Float32Array = new Float32Array(stateSize);
   private readonly input = new Float32Array(contextSamples + frameSamples);
-  private readonly ort = onnxRuntime();
-  private readonly rate = new this.ort.Tensor('int64', BigInt64Array.from([BigInt(sampleRate)]), []);
   private queue: Promise<unknown> = Promise.resolve();
   private released = false;
   private generation = 0;
+  private readonly runner: SileroRunner;
 
-  constructor(private readonly session = sileroSession()) {
+  constructor(runner?: SileroRunner) {
+    onnxRuntime(); // says what to install, at once, when onnxruntime-node is missing
+    this.runner = runner ?? SileroPool.shared().channel();
     // A failed model load surfaces on the first probability() call.
-    this.session.catch(() => undefined);
+    this.runner.ready.catch(() => undefined);
   }
 
-  /** Resolves once the shared model is loaded. */
+  /** Resolves once the model is loaded where this detector runs. */
   async ready(): Promise<this> {
-    await this.session;
+    await this.runner.ready;
     return this;
   }
 
@@ -52,23 +59,27 @@ export class SileroVad implements VoiceActivityDetector {
   }
 
   release(): void {
+    if (!this.released) this.runner.release?.();
     this.released = true;
     this.reset();
   }
 
   private async infer(frame: Int16Array): Promise<number> {
     const generation = this.generation;
-    const session = await this.session;
+    await this.runner.ready;
     const input = this.input;
     for (let i = 0; i < frameSamples; i++) input[contextSamples + i] = frame[i]! / 32768;
-    const feeds = {
-      input: new this.ort.Tensor('float32', input.slice(), [1, contextSamples + frameSamples]),
-      state: new this.ort.Tensor('float32', this.state, [2, 1, 128]),
-      sr: this.rate,
-    };
+    const step = input.slice();
     input.copyWithin(0, frameSamples, frameSamples + contextSamples);
-    const out = await session.run(feeds);
-    if (generation === this.generation) this.state = out.stateN!.data as Float32Array;
-    return (out.output!.data as Float32Array)[0]!;
+    // The state may be moved to a worker; a reset meanwhile has already replaced it.
+    let out;
+    try {
+      out = await this.runner.run(step, this.state);
+    } catch (error) {
+      if (generation === this.generation) this.state = new Float32Array(stateSize);
+      throw error;
+    }
+    if (generation === this.generation) this.state = out.state;
+    return out.probability;
   }
 }
