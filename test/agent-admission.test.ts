@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CallAdmission, type AdmissionDecision } from '../src/agent/index.js';
+import { CallAdmission, capacityFor, type AdmissionDecision } from '../src/agent/index.js';
 
 describe('call admission', () => {
   it('admits up to its capacity, then refuses at once without touching the calls in progress', () => {
@@ -56,5 +56,14 @@ describe('call admission', () => {
     const started = performance.now();
     await admission.drain(5000);
     expect(performance.now() - started).toBeLessThan(100);
+  });
+});
+
+describe('default capacity', () => {
+  it('is the calls whose measured CPU fits in 70% of the cores, at least one', () => {
+    expect(capacityFor(2, 275)).toBe(5);
+    expect(capacityFor(8, 275)).toBe(20);
+    expect(capacityFor(2, 100, 0.5)).toBe(10);
+    expect(capacityFor(1, 5000)).toBe(1);
   });
 });

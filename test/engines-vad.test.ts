@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { SileroVad, VadFrameSizeError, sileroModelPath, sileroSession } from '../src/engines/index.js';
+import { SileroVad, VadFrameSizeError, WorkerPool, sileroInference, sileroModelPath, sileroSession } from '../src/engines/index.js';
 import { readFileSync } from 'node:fs';
 import { resample } from '../src/audio/resampler.js';
 import { decodeCall } from '../src/transports/file/run-call.js';
@@ -90,5 +90,20 @@ describe('Silero VAD', () => {
     const heardYes = async (vad: SileroVad) => Math.max(...(await probabilities(vad, pcm)).slice(Math.floor((20 * 16000) / 512)));
     expect(await heardYes(new SileroVad())).toBeGreaterThan(0.6);
     expect(await heardYes(new SileroVad(undefined, { resetAfterSilenceMs: 0 }))).toBeLessThan(0.5);
+  });
+
+  test('runs on a VAD worker thread by default, with the same answers as in this thread', async () => {
+    const fixture = speechFixtures()[0]!;
+    const pool = () => [...WorkerPool.all].find((p) => p.options.name === 'silero-vad')!;
+    const inThread = await probabilities(new SileroVad(sileroInference()), fixture.pcm);
+    const vad = new SileroVad();
+    const before = pool().stats.activeMs;
+    const onWorker = await probabilities(vad, fixture.pcm);
+    expect(pool().stats.pinned).toBeGreaterThan(0);
+    expect(pool().stats.activeMs).toBeGreaterThan(before);
+    onWorker.forEach((p, i) => expect(p).toBeCloseTo(inThread[i]!, 5));
+    const pinned = pool().stats.pinned;
+    vad.release();
+    expect(pool().stats.pinned).toBe(pinned - 1);
   });
 });

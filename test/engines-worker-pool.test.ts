@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EngineBusyError, WorkerPool } from '../src/engines/index.js';
+import { machineWorkers } from '../src/engines/workers/index.js';
 
 interface Job { id: string; busyMs: number }
 interface Done { seq: number; id: string; thread: number; ran: string[] }
@@ -82,5 +83,27 @@ describe('worker pool', () => {
     const p = pool({ size: 2, inFlightPerWorker: 1 });
     const replies = await Promise.all([1, 2].map((n) => p.run({ id: `t${n}`, busyMs: 100 })));
     expect(new Set(replies.map((r) => r.thread)).size).toBe(2);
+  });
+
+  it('reports how long its workers worked, so a bench can tell the cores each engine uses', async () => {
+    const p = pool({ size: 2 });
+    expect(p.stats.activeMs).toBe(0);
+    await Promise.all([p.run({ id: 'a', busyMs: 150 }), p.run({ id: 'b', busyMs: 150 })]);
+    expect(p.stats.activeMs).toBeGreaterThanOrEqual(280);
+    expect(p.stats.activeMs).toBeLessThan(2000);
+  });
+});
+
+describe('machineWorkers', () => {
+  it('gives one worker per core, or per `coresPerWorker` cores, and never fewer than one', () => {
+    expect(machineWorkers({}, 1, 8)).toBe(8);
+    expect(machineWorkers({}, 2, 8)).toBe(4);
+    expect(machineWorkers({}, 2, 2)).toBe(1);
+    expect(machineWorkers({}, 2, 1)).toBe(1);
+  });
+
+  it('takes SHOAL_WORKERS for every pool, and refuses a value that is not a positive integer', () => {
+    expect(machineWorkers({ SHOAL_WORKERS: '3' }, 2, 8)).toBe(3);
+    expect(() => machineWorkers({ SHOAL_WORKERS: '0' })).toThrow(/SHOAL_WORKERS must be a positive integer, got "0"/);
   });
 });

@@ -8,6 +8,8 @@ const shoal = fileURLToPath(new URL('../../bin/shoal.js', import.meta.url));
 export interface RunningCommand {
   url: string;
   child: ChildProcess;
+  /** What it printed so far (stdout and stderr). */
+  output(): string;
   /** RSS of the child in MB, read from /proc. */
   rssMb(): number | null;
   stop(): Promise<number | null>;
@@ -34,6 +36,7 @@ export async function startShoal(args: string[], urlPattern: RegExp, timeoutMs =
   return {
     url,
     child,
+    output: () => output,
     rssMb: () => {
       try {
         const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');

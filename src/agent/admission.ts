@@ -3,18 +3,27 @@ import { BehaviorSubject, Subject, filter, firstValueFrom, race, timer } from 'r
 
 /** How many calls one process takes. */
 export interface AdmissionOptions {
-  /** Calls admitted at once; default: `callsPerCore` times the cores. */
+  /** Calls admitted at once; default: `capacityFor(cores)`. */
   maxCalls: number;
 }
 
 /**
- * Calls per core the embedded stack serves within 1.5x of one call's voice-to-voice p95 (bench/capacity.ts
- * on 2 cores: see the README's "Capacity" section). Hosted engines cost the process far less per call; pass
+ * CPU one call of the embedded stack costs the process, in ms per second of call: bench/capacity.ts
+ * `cpu_ms_per_call_second` at 1 call on a quiet 2-core machine (recognition about two thirds of it, the event
+ * loop (VAD, RxJS, live TTS socket) about a quarter, synthesis the rest). Hosted engines cost far less; pass
  * `maxCalls` for those.
  */
-export const callsPerCore = 4;
+export const embeddedCallCpuMsPerSecond = 275;
 
-export const defaults: AdmissionOptions = { maxCalls: callsPerCore * availableParallelism() };
+/** Share of the cores the calls may use at full capacity; the rest absorbs moments when every caller speaks. */
+export const cpuShareForCalls = 0.7;
+
+/** Default capacity: floor(cores × 1000 ms × share ÷ CPU ms per call-second), at least 1 (2 cores: 5 calls). */
+export function capacityFor(cores: number, cpuMsPerCallSecond = embeddedCallCpuMsPerSecond, share = cpuShareForCalls): number {
+  return Math.max(1, Math.floor((cores * 1000 * share) / cpuMsPerCallSecond));
+}
+
+export const defaults: AdmissionOptions = { maxCalls: capacityFor(availableParallelism()) };
 
 /** A call that was let in; `release()` at hangup (more calls are harmless). */
 export interface AdmittedCall {

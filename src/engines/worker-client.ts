@@ -24,6 +24,11 @@ export class WorkerClient<Request extends object, Reply extends { seq: number }>
     return this.worker !== undefined;
   }
 
+  /** Milliseconds the running worker's thread has spent working (its event loop's active time), 0 when stopped. */
+  get activeMs(): number {
+    return this.worker?.performance.eventLoopUtilization().active ?? 0;
+  }
+
   /** Sends `body` (moving the buffers in `transfer` rather than copying them) and resolves with the reply. */
   request(body: Request, transfer: readonly ArrayBuffer[] = []): Promise<Reply> {
     const worker = this.ensureWorker();

@@ -1,4 +1,4 @@
-import { Gauge } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
 import { WorkerPool, type PoolStats } from '../engines/workers/index.js';
 import { metricsRegistry } from './registry.js';
 
@@ -19,3 +19,14 @@ poolGauge('shoal_engine_queue_depth', 'Engine tasks waiting for a worker thread'
 poolGauge('shoal_engine_busy', 'Engine tasks running on worker threads', (s) => s.busy);
 poolGauge('shoal_engine_workers', 'Worker threads started', (s) => s.running);
 poolGauge('shoal_engine_pinned', 'Users pinned to a worker (e.g. one per call recognizer)', (s) => s.pinned);
+
+new Counter({
+  name: 'shoal_engine_active_seconds_total',
+  help: 'Seconds worker threads of each engine pool spent working since they started; its rate is the cores the engine uses',
+  labelNames: ['pool'] as const,
+  registers: [metricsRegistry],
+  collect() {
+    this.reset();
+    for (const pool of WorkerPool.all) this.inc({ pool: pool.options.name }, pool.stats.activeMs / 1000);
+  },
+});

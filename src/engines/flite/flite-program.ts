@@ -1,17 +1,21 @@
 import { createRequire } from 'node:module';
 import { startModuleWorker } from '../module-worker.js';
-import { WorkerPool, type RunOptions, type WorkerPoolOptions } from '../workers/index.js';
+import { machineWorkers, WorkerPool, type RunOptions, type WorkerPoolOptions } from '../workers/index.js';
 import type { FliteReply, FliteRequest } from './flite-protocol.js';
 
 export type FliteRun = Extract<FliteReply, { ok: true }>;
 
 /** The flite pool's size and bounds (see WorkerPoolOptions); `workers` is its size. */
 export interface FliteProgramOptions extends Partial<Omit<WorkerPoolOptions, 'name' | 'size'>> {
-  /** Worker threads running flite; a request goes to the least-loaded one. Default: one per core. */
+  /**
+   * Worker threads running flite; a request goes to the least-loaded one. Default: one per 2 cores. Each holds
+   * the compiled program (~40 MB) and a prepared instance (~17 MB); synthesis takes ~20 ms of CPU per call-second,
+   * a tenth of what recognition takes, so a second copy on a 2-core machine buys memory use, not speed.
+   */
   workers?: number;
 }
 
-export const defaults: FliteProgramOptions = {};
+export const defaults: FliteProgramOptions = { workers: machineWorkers(process.env, 2) };
 
 /**
  * The flite command line, run in a pool of worker threads so synthesis never blocks the caller's event loop.
@@ -28,7 +32,7 @@ export class FliteProgram {
     this.pool = new WorkerPool(() => startModuleWorker(import.meta.url, 'flite-worker', { wasmPath }), {
       name: 'flite',
       ...bounds,
-      ...(workers === undefined ? {} : { size: workers }),
+      size: workers ?? machineWorkers(process.env, 2),
     });
   }
 

@@ -34,6 +34,8 @@ export interface PocketSphinxLibrary {
   freeLanguageModel(lm: unknown): void;
   /** The decoder's feature computation (`feat_t *`), which holds its cepstral mean state. */
   featureComputation(decoder: unknown): unknown;
+  /** Gives freed heap memory back to the system (glibc's malloc_trim; a no-op where there is none). */
+  trimHeap(): void;
 }
 
 /** Loads the libraries; throws the loader's error when they are missing. */
@@ -66,6 +68,7 @@ export function loadPocketSphinx(libraryPath: string, sphinxbaseLibraryPath: str
   const ngramModelFree = sphinxbase.func('int ngram_model_free(void *lm)');
   const ngramAuto = 0;
   errSetLogfp(null);
+  const mallocTrim = glibcMallocTrim();
 
   return {
     parseArguments: (argv) => cmdLnParse(null, psArgs(), argv.length, argv, 1),
@@ -101,7 +104,17 @@ export function loadPocketSphinx(libraryPath: string, sphinxbaseLibraryPath: str
     useLanguageModel: (decoder, lm) => psSetLm(decoder, 'default', lm) === 0 && psSetSearch(decoder, 'default') === 0,
     freeLanguageModel: (lm) => ngramModelFree(lm),
     featureComputation: (decoder) => psGetFeat(decoder),
+    trimHeap: () => mallocTrim?.(0),
   };
+}
+
+/** A freed decoder's many small blocks stay in the C heap until trimmed; glibc only (musl has no malloc_trim). */
+function glibcMallocTrim(): ((pad: number) => number) | undefined {
+  try {
+    return koffi.load('libc.so.6').func('int malloc_trim(size_t pad)') as (pad: number) => number;
+  } catch {
+    return undefined;
+  }
 }
 
 /** One word (or silence, filler) of a hypothesis: its frames and its acoustic log-likelihood. */

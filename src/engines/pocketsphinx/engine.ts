@@ -53,15 +53,18 @@ export class PocketSphinxEngine implements SpeechRecognitionEngine {
     return expected === undefined ? { text, words } : { text, words, expected };
   }
 
-  /** Loads a decoder in every worker ahead of the first calls; resolves with the longest model load in ms (0 if all were idle). */
+  /**
+   * Loads a decoder in the first worker ahead of the first call; resolves with the model load in ms (0 if one
+   * was idle). The other workers start when calls overlap (a call's model load is paid when it opens, during
+   * the greeting), so an idle process holds one copy of the model (~130 MB), not one per core.
+   */
   async preload(): Promise<number> {
     this.ensureAvailable();
-    const leases = Array.from({ length: this.host.workers }, () => this.host.lease());
+    const { lease, opened } = this.host.lease();
     try {
-      const opened = await Promise.all(leases.map((l) => l.opened));
-      return Math.max(...opened.map((reply) => reply.initMs ?? 0));
+      return (await opened).initMs ?? 0;
     } finally {
-      await Promise.all(leases.map((l) => l.lease.release()));
+      await lease.release();
     }
   }
 

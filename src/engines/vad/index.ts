@@ -1,2 +1,3 @@
-export { SileroVad, VadFrameSizeError, type SileroVadOptions } from './silero-vad.js';
-export { sileroModelPath, sileroSession } from './silero-session.js';
+export { SileroVad, VadFrameSizeError, type SileroRunner, type SileroVadOptions } from './silero-vad.js';
+export { SileroPool, type SileroChannel } from './silero-pool.js';
+export { sileroInference, sileroModelPath, sileroSession, type SileroInference, type SileroStep } from './silero-session.js';

@@ -50,3 +50,34 @@ export function sileroSession(modelPath = sileroModelPath()): Promise<Ort.Infere
   }
   return session;
 }
+
+/** One step of Silero v5 for one detector: its probability of speech and the state for its next frame. */
+export interface SileroStep {
+  probability: number;
+  state: Float32Array;
+}
+
+/** Runs Silero steps in this thread, on the process's shared session for `modelPath`. */
+export interface SileroInference {
+  readonly ready: Promise<unknown>;
+  run(input: Float32Array, state: Float32Array): Promise<SileroStep>;
+}
+
+const sampleRate = 16000;
+
+export function sileroInference(modelPath?: string | Promise<Ort.InferenceSession>): SileroInference {
+  const ort = onnxRuntime();
+  const session = typeof modelPath === 'object' ? modelPath : sileroSession(modelPath);
+  const rate = new ort.Tensor('int64', BigInt64Array.from([BigInt(sampleRate)]), []);
+  return {
+    ready: session,
+    run: async (input, state) => {
+      const out = await (await session).run({
+        input: new ort.Tensor('float32', input, [1, input.length]),
+        state: new ort.Tensor('float32', state, [2, 1, 128]),
+        sr: rate,
+      });
+      return { probability: (out.output!.data as Float32Array)[0]!, state: out.stateN!.data as Float32Array };
+    },
+  };
+}

@@ -1,5 +1,6 @@
 import type { VoiceActivityDetector } from '../types.js';
-import { onnxRuntime, sileroSession } from './silero-session.js';
+import { SileroPool } from './silero-pool.js';
+import { onnxRuntime, type SileroInference } from './silero-session.js';
 
 const sampleRate = 16000;
 const frameSamples = 512;
@@ -27,34 +28,38 @@ export class VadFrameSizeError extends RangeError {
   override readonly name = 'VadFrameSizeError';
 }
 
-/** Silero v5 speech probability per 32 ms frame; keeps its recurrent state per instance (one per call). */
+/** Where a detector's inference runs: by default a VAD worker thread (SileroPool); `sileroInference()` runs it in this thread. */
+export type SileroRunner = SileroInference & { release?(): void };
+
+/**
+ * Silero v5 speech probability per 32 ms frame; keeps its recurrent state per instance (one per call). The
+ * inference runs on a VAD worker thread unless a runner is given (e.g. `new SileroVad(sileroInference())`).
+ */
 export class SileroVad implements VoiceActivityDetector {
   readonly frameSamples = frameSamples;
   private state: Float32Array = new Float32Array(stateSize);
   private readonly input = new Float32Array(contextSamples + frameSamples);
-  private readonly ort = onnxRuntime();
-  private readonly rate = new this.ort.Tensor('int64', BigInt64Array.from([BigInt(sampleRate)]), []);
   private queue: Promise<unknown> = Promise.resolve();
   private released = false;
   private generation = 0;
+  private readonly runner: SileroRunner;
   private readonly resetAfterFrames: number;
   private readonly silenceProbability: number;
   private silentFrames = 0;
 
-  constructor(
-    private readonly session = sileroSession(),
-    options: Partial<SileroVadOptions> = {},
-  ) {
+  constructor(runner?: SileroRunner, options: Partial<SileroVadOptions> = {}) {
+    onnxRuntime(); // says what to install, at once, when onnxruntime-node is missing
+    this.runner = runner ?? SileroPool.shared().channel();
     const o = { ...defaults, ...options };
     this.resetAfterFrames = Math.round((o.resetAfterSilenceMs * sampleRate) / 1000 / frameSamples);
     this.silenceProbability = o.silenceProbability;
     // A failed model load surfaces on the first probability() call.
-    this.session.catch(() => undefined);
+    this.runner.ready.catch(() => undefined);
   }
 
-  /** Resolves once the shared model is loaded. */
+  /** Resolves once the model is loaded where this detector runs. */
   async ready(): Promise<this> {
-    await this.session;
+    await this.runner.ready;
     return this;
   }
 
@@ -77,25 +82,28 @@ export class SileroVad implements VoiceActivityDetector {
   }
 
   release(): void {
+    if (!this.released) this.runner.release?.();
     this.released = true;
     this.reset();
   }
 
   private async infer(frame: Int16Array): Promise<number> {
     const generation = this.generation;
-    const session = await this.session;
+    await this.runner.ready;
     const input = this.input;
     for (let i = 0; i < frameSamples; i++) input[contextSamples + i] = frame[i]! / 32768;
-    const feeds = {
-      input: new this.ort.Tensor('float32', input.slice(), [1, contextSamples + frameSamples]),
-      state: new this.ort.Tensor('float32', this.state, [2, 1, 128]),
-      sr: this.rate,
-    };
+    const step = input.slice();
     input.copyWithin(0, frameSamples, frameSamples + contextSamples);
-    const out = await session.run(feeds);
-    const probability = (out.output!.data as Float32Array)[0]!;
-    if (generation === this.generation) this.state = this.afterFrame(probability) ? new Float32Array(stateSize) : (out.stateN!.data as Float32Array);
-    return probability;
+    // The state may be moved to a worker; a reset meanwhile has already replaced it.
+    let out;
+    try {
+      out = await this.runner.run(step, this.state);
+    } catch (error) {
+      if (generation === this.generation) this.state = new Float32Array(stateSize);
+      throw error;
+    }
+    if (generation === this.generation) this.state = this.afterFrame(out.probability) ? new Float32Array(stateSize) : out.state;
+    return out.probability;
   }
 
   /** Counts frames without speech; true when the state should start afresh. */

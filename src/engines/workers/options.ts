@@ -17,15 +17,19 @@ export interface WorkerPoolOptions {
   retryAfterMs: number;
 }
 
-/** Worker threads per pool on this machine: `SHOAL_WORKERS` when set, else one per core. */
-export function machineWorkers(env: NodeJS.ProcessEnv = process.env): number {
+/**
+ * Worker threads per pool on this machine: `SHOAL_WORKERS` when set, else one per `coresPerWorker` cores (at
+ * least one). An engine that needs a small share of a core per call (speech synthesis) takes 2 cores per worker,
+ * so a 2-core machine holds one copy of its model instead of two.
+ */
+export function machineWorkers(env: NodeJS.ProcessEnv = process.env, coresPerWorker = 1, cores = availableParallelism()): number {
   const configured = env['SHOAL_WORKERS'];
   if (configured !== undefined && configured !== '') {
     const count = Number(configured);
     if (!Number.isInteger(count) || count < 1) throw new RangeError(`SHOAL_WORKERS must be a positive integer, got "${configured}"`);
     return count;
   }
-  return availableParallelism();
+  return Math.max(1, Math.floor(cores / coresPerWorker));
 }
 
 export const defaults: Omit<WorkerPoolOptions, 'name'> = {

@@ -42,6 +42,8 @@ export interface PoolStats {
   busy: number;
   /** Open pins (e.g. one per call's recognizer). */
   pinned: number;
+  /** Milliseconds the running workers have spent working since they started (CPU-bound engines: CPU time). */
+  activeMs: number;
 }
 
 /**
@@ -88,13 +90,15 @@ export class WorkerPool<Request extends object, Reply extends { seq: number }> {
     let busy = 0;
     let pinned = 0;
     let running = 0;
+    let activeMs = 0;
     for (const m of this.members) {
       queueDepth += m.queue.length;
       busy += m.inFlight;
       pinned += m.pins;
+      activeMs += m.client.activeMs;
       if (m.client.running) running++;
     }
-    return { name: this.options.name, size: this.members.length, running, queueDepth, busy, pinned };
+    return { name: this.options.name, size: this.members.length, running, queueDepth, busy, pinned, activeMs };
   }
 
   /** Runs `body` on the least-loaded worker, or refuses it with EngineBusyError when the pool is full. */

@@ -1,0 +1,29 @@
+/** Worker thread running Silero VAD inference for many detectors: their state travels with each frame. */
+import { parentPort, workerData } from 'node:worker_threads';
+import { MissingPackageError } from '../../optional/index.js';
+import { EngineUnavailableError } from '../types.js';
+import { sileroInference } from './silero-session.js';
+import type { SileroReply, SileroRequest, SileroWorkerData } from './silero-protocol.js';
+
+const { modelPath } = workerData as SileroWorkerData;
+let infer: ReturnType<typeof sileroInference> | undefined;
+
+parentPort!.on('message', async (request: SileroRequest) => {
+  let reply: SileroReply;
+  const transfer: ArrayBuffer[] = [];
+  try {
+    infer ??= sileroInference(modelPath);
+    if (request.op === 'load') {
+      await infer.ready;
+      reply = { seq: request.seq, ok: true };
+    } else {
+      const { probability, state } = await infer.run(request.input, request.state);
+      transfer.push(state.buffer as ArrayBuffer);
+      reply = { seq: request.seq, ok: true, probability, state };
+    }
+  } catch (error) {
+    const unavailable = error instanceof EngineUnavailableError || error instanceof MissingPackageError;
+    reply = { seq: request.seq, ok: false, message: (error as Error).message, unavailable };
+  }
+  parentPort!.postMessage(reply, transfer);
+});
