@@ -23,6 +23,33 @@ export interface StreamingEncoder {
   close(): void;
 }
 
+/**
+ * The same contract with `write` and `end` answered later, so the work can run elsewhere (a worker thread).
+ * Calls are served in order; `close` may be called at any time and frees the encoder without finishing.
+ */
+export interface AsyncStreamingEncoder {
+  readonly format: AudioFormat;
+  readonly contentType: string;
+  readonly sampleRate: number;
+  readonly inputSampleRate: number;
+  write(pcm: Int16Array): Promise<Uint8Array>;
+  end(): Promise<Uint8Array>;
+  close(): void;
+}
+
+/** An encoder working on the calling thread, behind the asynchronous contract (for cheap formats: WAV, PCM). */
+export function inlineEncoder(inner: StreamingEncoder): AsyncStreamingEncoder {
+  return {
+    format: inner.format,
+    contentType: inner.contentType,
+    sampleRate: inner.sampleRate,
+    inputSampleRate: inner.inputSampleRate,
+    write: async (pcm) => inner.write(pcm),
+    end: async () => inner.end(),
+    close: () => inner.close(),
+  };
+}
+
 export interface EncoderOptions {
   format: AudioFormat;
   /** Output rate; null/undefined means the format's default (SERVICE.md "Audio formats"). */

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { RawData, WebSocket } from 'ws';
-import { concatBytes, createEncoder, type StreamingEncoder } from '../../audio/index.js';
+import { concatBytes, type AsyncStreamingEncoder } from '../../audio/index.js';
+import { openEncoder } from '../../engines/index.js';
 import { ServiceError, type Principal, type Reservation } from '../accounts.js';
 import type { ServiceContext } from '../context.js';
 import { RequestValidationError, statusOf } from '../http/errors.js';
@@ -45,7 +46,7 @@ export class LiveTtsSession {
   private speech: Promise<void> = Promise.resolve();
   private controller = new AbortController();
   private plan: TtsPlan | undefined;
-  private encoder: StreamingEncoder | undefined;
+  private encoder: AsyncStreamingEncoder | undefined;
   private buffer = '';
   private speaker = 0;
   private audioMs = 0;
@@ -81,7 +82,7 @@ export class LiveTtsSession {
           setup.span.span.setAttribute(spanAttributes.liveCloseCode, code);
           setup.span.end();
           setup.log.info({ sessionId: setup.id, closeCode: code, audioMs: Math.round(this.audioMs), chunks: this.seq }, 'live session closed');
-          this.encoderEnd();
+          this.encoderClose();
           resolveClosed();
         });
     });
@@ -219,7 +220,7 @@ export class LiveTtsSession {
     const body = { ...(request as Record<string, unknown>) };
     if (body.text === undefined || body.text === null) body.text = '';
     this.plan = await prepareTts({ body, msgpack: true, principal, model }, service);
-    this.encoder = await createEncoder({ ...this.plan.encoder, inputSampleRate: workingSampleRate });
+    this.encoder = await openEncoder({ ...this.plan.encoder, inputSampleRate: workingSampleRate });
     this.round += 1;
     this.reservation = await service.accounts.reserve(principal, { kind: 'tts', characters: 0 }, `${this.setup.id}:${this.round}`);
     this.deliveredCharacters = 0;
@@ -302,7 +303,7 @@ export class LiveTtsSession {
 
   private async finish(): Promise<void> {
     if (this.state === 'ended') return;
-    const tail = this.encoderEnd();
+    const tail = await this.encoderEnd();
     if (tail && tail.length > 0) this.send({ event: 'audio', audio: tail, time: Math.round(this.audioMs) });
     this.send({ event: 'finish', reason: 'stop' });
     await this.settle();
@@ -329,16 +330,22 @@ export class LiveTtsSession {
     await Promise.all((this.plan?.referenceIds ?? []).map((referenceId) => service.voices.recordUse?.(referenceId)));
   }
 
-  private encoderEnd(): Uint8Array | undefined {
+  private async encoderEnd(): Promise<Uint8Array | undefined> {
     const encoder = this.encoder;
     this.encoder = undefined;
     if (!encoder) return undefined;
     try {
-      return encoder.end();
+      return await encoder.end();
     } catch (error) {
       this.setup.log.warn({ err: error }, 'ending the live encoder failed');
       return undefined;
     }
+  }
+
+  /** Frees the round's encoder without finishing its stream (the socket is gone). */
+  private encoderClose(): void {
+    this.encoder?.close();
+    this.encoder = undefined;
   }
 
   private fail(error: unknown, code: number): void {
