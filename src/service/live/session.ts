@@ -17,6 +17,7 @@ import { planChunks } from '../tts/text-plan.js';
 import type { LiveOptions } from './endpoint.js';
 import { completeText, drainPaddingMs } from './segmenting.js';
 import { spanAttributes } from '../../tracing/index.js';
+import { countTimeout } from '../../metrics/index.js';
 
 export interface LiveSessionSetup {
   id: string;
@@ -58,6 +59,7 @@ export class LiveTtsSession {
   /** The segment being sent now. */
   private segment: DeliveredText | undefined;
   private round = 0;
+  private draining = false;
   private lastPong = Date.now();
   private readonly pingTimer: NodeJS.Timeout;
   private startTimer: NodeJS.Timeout | undefined;
@@ -105,6 +107,7 @@ export class LiveTtsSession {
     const timeoutMs = this.setup.options.startTimeoutMs;
     this.startTimer = setTimeout(() => {
       if (this.state !== 'waiting') return;
+      countTimeout('live-start');
       this.fail(new ServiceError(408, `no start event within ${timeoutMs / 1000} s; send {event: "start", request: {...}} first`), closeCodes.policy);
     }, timeoutMs).unref();
   }
@@ -123,12 +126,22 @@ export class LiveTtsSession {
       buffered = this.ws.bufferedAmount;
       if (now - waitedFrom > unreadTimeoutMs) {
         this.setup.log.warn({ sessionId: this.setup.id, bufferedBytes: buffered }, 'live client stopped reading; dropping it');
+        countTimeout('live-unread');
         this.fail(new ServiceError(408, `the client read nothing for ${unreadTimeoutMs / 1000} s`), closeCodes.policy);
         this.ws.terminate();
         return;
       }
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
+  }
+
+  /**
+   * The server is draining: a round in progress runs to its `finish` and then the socket closes (1000); a
+   * session between rounds (or before its first) ends now.
+   */
+  drain(): void {
+    this.draining = true;
+    if (this.state === 'waiting') this.shutdown('the server is shutting down');
   }
 
   /** Ends the session from the server side: `error` and `finish{reason:"error"}`, then a close handshake. */
@@ -307,7 +320,7 @@ export class LiveTtsSession {
     if (tail && tail.length > 0) this.send({ event: 'audio', audio: tail, time: Math.round(this.audioMs) });
     this.send({ event: 'finish', reason: 'stop' });
     await this.settle();
-    if (this.setup.options.closeAfterFinish) {
+    if (this.setup.options.closeAfterFinish || this.draining) {
       this.state = 'ended';
       this.ws.close(closeCodes.normal);
     } else {
