@@ -9,3 +9,8 @@ export function parsePrometheus(text: string): Map<string, number> {
   }
   return samples;
 }
+
+/** One sample of a server's `/metrics`, e.g. `shoal_service_refusals_total{status="402"}`; 0 when not yet counted. */
+export async function metricOf(baseUrl: string, sample: string): Promise<number> {
+  return parsePrometheus(await (await fetch(`${baseUrl}/metrics`)).text()).get(sample) ?? 0;
+}

@@ -27,8 +27,15 @@ interface Transcript {
 }
 
 let server: RunningService;
+/** 61 minutes of FLAC, made before the server starts: `execFileSync` blocks this process (client and server). */
+let longFlac: Uint8Array | undefined;
 
 beforeAll(async () => {
+  if (hasSox) {
+    const dir = mkdtempSync(join(tmpdir(), 'shoal-asr-'));
+    execFileSync('sox', ['-n', '-r', '8000', '-b', '16', '-c', '1', join(dir, 'long.flac'), 'trim', '0', '3660']);
+    longFlac = new Uint8Array(readFileSync(join(dir, 'long.flac')));
+  }
   server = await startService();
 });
 afterAll(async () => {
@@ -136,9 +143,7 @@ describe('POST /v1/asr', () => {
   });
 
   it.skipIf(!hasSox)('answers 400 for audio over 60 minutes', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'shoal-asr-'));
-    execFileSync('sox', ['-n', '-r', '8000', '-b', '16', '-c', '1', join(dir, 'long.flac'), 'trim', '0', '3660']);
-    const bytes = new Uint8Array(readFileSync(join(dir, 'long.flac')));
+    const bytes = longFlac!;
     expect(bytes.length).toBeLessThan(20 * 1024 * 1024);
     await expectError(await multipart(bytes, {}, 'long.flac'), 400, /61 minutes long; the limit is 60 minutes/);
   }, 120_000);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { metricOf } from './prometheus-text.js';
 import WebSocket from 'ws';
 import { connectLive } from './service-live-client.js';
 import { openRaw, parseRawResponse } from './raw-http.js';
@@ -24,18 +25,22 @@ describe('connection timeouts', () => {
   });
 
   it('answers 408 in the service shape when the headers stop half-way', async () => {
+    const before = await metricOf(server.url, 'shoal_connection_timeouts_total{kind="headers"}');
     const raw = await openRaw(server.url, 'GET /wallet/self/api-credit HTTP/1.1\r\nHost: x\r\n');
     const { text, afterMs } = await raw.closed;
     within(afterMs, limits.headersTimeoutMs);
     expect(parseRawResponse(text)).toEqual({ status: 408, body: { status: 408, message: expect.stringMatching(/headers did not arrive in time/) } });
+    expect(await metricOf(server.url, 'shoal_connection_timeouts_total{kind="headers"}')).toBeGreaterThan(before);
   });
 
   it('answers 408 when a request body stalls, and closes the connection', async () => {
     const head = `POST /v1/tts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${apiKey}\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n`;
+    const before = await metricOf(server.url, 'shoal_connection_timeouts_total{kind="body-stall"}');
     const raw = await openRaw(server.url, `${head}{"text": "only part of the bo`);
     const { text, afterMs } = await raw.closed;
     within(afterMs, limits.bodyStallTimeoutMs);
     expect(parseRawResponse(text)).toEqual({ status: 408, body: { status: 408, message: 'request body stalled: nothing arrived for 1 s; send the body without pauses' } });
+    expect(await metricOf(server.url, 'shoal_connection_timeouts_total{kind="body-stall"}')).toBe(before + 1);
   });
 
   it('closes an idle keep-alive connection after the keep-alive timeout', async () => {
@@ -65,10 +70,12 @@ describe('connection timeouts', () => {
 
 describe('live session limits', () => {
   it('closes a live socket that sends no start with 1008 and a 408 error event', async () => {
+    const before = await metricOf(server.url, 'shoal_connection_timeouts_total{kind="live-start"}');
     const client = await connectLive(`${server.wsUrl}/v1/tts/live`, authHeader);
     const started = performance.now();
     const closed = await client.closed;
     expect(closed.code).toBe(1008);
+    expect(await metricOf(server.url, 'shoal_connection_timeouts_total{kind="live-start"}')).toBe(before + 1);
     within(performance.now() - started, 700);
     expect(client.events[0]).toMatchObject({ event: 'error', error: { status: 408, message: expect.stringMatching(/no start event within 0\.7 s/) } });
   });
@@ -81,6 +88,7 @@ describe('live session limits', () => {
       ws.on('error', () => {});
     });
     expect(refused).toEqual({ status: 503, retryAfter: '1' });
+    expect(await metricOf(server.url, 'shoal_service_refusals_total{status="503"}')).toBeGreaterThan(0);
     open.forEach((client) => client.ws.terminate());
   });
 });

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { metricOf } from './prometheus-text.js';
 import { concatSamples, encodeWav, decodeAudio } from '../src/audio/index.js';
 import { hashKeySecret, priceOf } from '../src/service/store/index.js';
 import { authHeaders, fixture, startHarness, type Harness, type TestUser } from './service-store-harness.js';
@@ -36,6 +37,10 @@ describe('credit holds', () => {
     const price = priceOf({ kind: 'tts', characters: text.length });
     const racer = await userWith(h, 'racer', 3 * price + price / 2);
     const harness = h;
+    const refused402 = () => metricOf(harness.url, 'shoal_service_refusals_total{status="402"}');
+    const holdsRefused = () => metricOf(harness.url, 'shoal_service_credit_holds_total{outcome="refused"}');
+    const holdsTaken = () => metricOf(harness.url, 'shoal_service_credit_holds_total{outcome="held"}');
+    const [refusedBefore, refusedHoldsBefore, heldBefore] = [await refused402(), await holdsRefused(), await holdsTaken()];
     const statuses = await Promise.all(
       Array.from({ length: 20 }, async () => {
         const response = await fetch(`${harness.url}/v1/tts`, {
@@ -49,6 +54,9 @@ describe('credit holds', () => {
     );
     expect(statuses.filter((status) => status === 200)).toHaveLength(3);
     expect(statuses.filter((status) => status === 402)).toHaveLength(17);
+    expect(await refused402()).toBe(refusedBefore + 17);
+    expect(await holdsRefused()).toBe(refusedHoldsBefore + 17);
+    expect(await holdsTaken()).toBe(heldBefore + 3);
     await until(async () => openHolds(harness) === 0);
     expect(await balance(harness, 'racer')).toBe(Math.round(3 * price + price / 2) - 3 * price);
     expect(await harness.services.stores.accounts.debitedMicros('racer')).toBe(3 * price);

@@ -223,6 +223,34 @@ describe('GET /v1/tts/live', () => {
     expect(events[1]!.reason).toBe('error');
   });
 
+  it('drains: a round in progress finishes with its audio, an idle session and new sessions are refused, and the gauge counts them', async () => {
+    // Sockets stay open after a finish here, so only the drain closes the one that spoke.
+    const draining = await startService({ live: { closeAfterFinish: false } });
+    const headers = { authorization: `Bearer ${apiKey}` };
+    // The gauge counts the sessions of every server in this process: compare with what was open before.
+    const gauge = async () => Number(/^shoal_service_live_sessions (\d+)/m.exec(await (await fetch(`${draining.url}/metrics`)).text())?.[1]);
+    const before = await gauge();
+    const speaking = await connectLive(`${draining.wsUrl}/v1/tts/live`, headers);
+    const idle = await connectLive(`${draining.wsUrl}/v1/tts/live`, headers);
+    expect(await gauge()).toBe(before + 2);
+    speaking.send({ event: 'start', request: { format: 'pcm', sample_rate: 16000 } });
+    speaking.send({ event: 'text', text: 'This round was started before the drain and must be heard to its end.' });
+    speaking.send({ event: 'flush' });
+    await speaking.waitFor((event) => event.event === 'audio');
+    const drained = draining.service.drain(20_000);
+    speaking.send({ event: 'text', text: 'And this sentence too.' });
+    speaking.send({ event: 'stop' });
+    expect((await idle.closed).code).toBe(1001);
+    const refused = await connectLive(`${draining.wsUrl}/v1/tts/live`, headers).catch((error: Error) => error);
+    expect(String(refused)).toMatch(/503/);
+    expect((await speaking.closed).code).toBe(1000);
+    expect(speaking.events.at(-1)).toMatchObject({ event: 'finish', reason: 'stop' });
+    expect(speaking.events.filter((event) => event.event === 'audio').length).toBeGreaterThan(1);
+    await drained;
+    expect(await gauge()).toBe(before);
+    await draining.close();
+  });
+
   it('bills the characters of a session once, when it ends', async () => {
     const before = server.accounts.charges.length;
     const client = await connect();

@@ -22,8 +22,8 @@ export type { ParsedWav, WavEncoding } from './wav-read.js';
 export { encodeWav, wavHeader, STREAMED_DATA_SIZE } from './wav-write.js';
 export { Resampler, resample, preloadResampler, RESAMPLER_RATES, RESAMPLER_RATE_RANGE } from './resampler.js';
 export type { ResamplerOptions } from './resampler.js';
-export { createEncoder, encodeAudio, concatBytes } from './streaming-encoder.js';
-export type { StreamingEncoder, EncoderOptions } from './streaming-encoder.js';
+export { createEncoder, encodeAudio, concatBytes, inlineEncoder } from './streaming-encoder.js';
+export type { StreamingEncoder, AsyncStreamingEncoder, EncoderOptions } from './streaming-encoder.js';
 export {
   AUDIO_FORMATS,
   FORMAT_SPECS,

@@ -9,6 +9,7 @@ type Mp3Bitrate = 8 | 16 | 24 | 32 | 40 | 48 | 64 | 80 | 96 | 112 | 128 | 160 | 
 let compiled: WebAssembly.Module | undefined;
 
 type Mp3Rate = 8000 | 11025 | 12000 | 16000 | 22050 | 24000 | 32000 | 44100 | 48000;
+const lameRates: ReadonlySet<number> = new Set([8000, 11025, 12000, 16000, 22050, 24000, 32000, 44100, 48000]);
 
 /**
  * Streaming MP3 encoder (LAME compiled to WebAssembly by wasm-media-encoders, mono, constant bitrate; about
@@ -22,14 +23,24 @@ export class Mp3StreamEncoder {
     private readonly encoder: WasmMediaEncoder<'audio/mpeg'>,
     readonly sampleRate: number,
     readonly bitrateKbps: number,
+    readonly inputSampleRate: number,
   ) {}
 
-  static async create(sampleRate: number, bitrateKbps: number): Promise<Mp3StreamEncoder> {
+  /**
+   * An encoder writing `sampleRate` MP3 from PCM at `inputSampleRate` (default: the same). LAME resamples
+   * itself, about a third cheaper than resampling first, so any input rate LAME accepts is taken as it is.
+   */
+  static async create(sampleRate: number, bitrateKbps: number, inputSampleRate = sampleRate): Promise<Mp3StreamEncoder> {
+    if (!Mp3StreamEncoder.acceptsInputRate(inputSampleRate)) throw new RangeError(`LAME cannot take PCM at ${inputSampleRate} Hz`);
     const encoder = compiled
       ? await createEncoder('audio/mpeg', compiled)
       : await createEncoder('audio/mpeg', await mp3Wasm(), (module) => (compiled = module));
-    encoder.configure({ channels: 1, sampleRate, bitrate: bitrateKbps as Mp3Bitrate, outputSampleRate: sampleRate as Mp3Rate });
-    return new Mp3StreamEncoder(encoder, sampleRate, bitrateKbps);
+    encoder.configure({ channels: 1, sampleRate: inputSampleRate, bitrate: bitrateKbps as Mp3Bitrate, outputSampleRate: sampleRate as Mp3Rate });
+    return new Mp3StreamEncoder(encoder, sampleRate, bitrateKbps, inputSampleRate);
+  }
+
+  static acceptsInputRate(rate: number): boolean {
+    return lameRates.has(rate);
   }
 
   write(pcm: Int16Array): Uint8Array {

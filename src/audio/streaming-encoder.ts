@@ -23,6 +23,33 @@ export interface StreamingEncoder {
   close(): void;
 }
 
+/**
+ * The same contract with `write` and `end` answered later, so the work can run elsewhere (a worker thread).
+ * Calls are served in order; `close` may be called at any time and frees the encoder without finishing.
+ */
+export interface AsyncStreamingEncoder {
+  readonly format: AudioFormat;
+  readonly contentType: string;
+  readonly sampleRate: number;
+  readonly inputSampleRate: number;
+  write(pcm: Int16Array): Promise<Uint8Array>;
+  end(): Promise<Uint8Array>;
+  close(): void;
+}
+
+/** An encoder working on the calling thread, behind the asynchronous contract (for cheap formats: WAV, PCM). */
+export function inlineEncoder(inner: StreamingEncoder): AsyncStreamingEncoder {
+  return {
+    format: inner.format,
+    contentType: inner.contentType,
+    sampleRate: inner.sampleRate,
+    inputSampleRate: inner.inputSampleRate,
+    write: async (pcm) => inner.write(pcm),
+    end: async () => inner.end(),
+    close: () => inner.close(),
+  };
+}
+
 export interface EncoderOptions {
   format: AudioFormat;
   /** Output rate; null/undefined means the format's default (SERVICE.md "Audio formats"). */
@@ -42,8 +69,9 @@ export async function createEncoder(options: EncoderOptions): Promise<StreamingE
     throw new RangeError(`unknown audio format ${JSON.stringify(format)}; supported: ${Object.keys(FORMAT_SPECS).join(', ')}`);
   }
   const sampleRate = checkSampleRate(format, options.sampleRate);
-  const inner = await createAtRate(format, sampleRate, options);
   const inputSampleRate = options.inputSampleRate ?? sampleRate;
+  if (format === 'mp3' && Mp3StreamEncoder.acceptsInputRate(inputSampleRate)) return createMp3(sampleRate, inputSampleRate, options);
+  const inner = await createAtRate(format, sampleRate, options);
   if (inputSampleRate === sampleRate) return inner;
   const resampler = await Resampler.create(inputSampleRate, sampleRate);
   return new ResamplingEncoder(inner, resampler);
@@ -72,10 +100,8 @@ async function createAtRate(format: AudioFormat, sampleRate: number, options: En
       };
       return { ...base, ...guarded((pcm) => concatBytes([takeHeader(), int16ToBytes(pcm)]), takeHeader, () => {}) };
     }
-    case 'mp3': {
-      const encoder = await Mp3StreamEncoder.create(sampleRate, checkMp3Bitrate(options.mp3Bitrate));
-      return { ...base, ...guarded((pcm) => encoder.write(pcm), () => encoder.end(), () => {}) };
-    }
+    case 'mp3':
+      return createMp3(sampleRate, sampleRate, options);
     case 'opus': {
       const encoder = new OggOpusStreamEncoder({ bitrate: checkOpusBitrate(options.opusBitrate) });
       return {
@@ -88,6 +114,12 @@ async function createAtRate(format: AudioFormat, sampleRate: number, options: En
       };
     }
   }
+}
+
+async function createMp3(sampleRate: number, inputSampleRate: number, options: EncoderOptions): Promise<StreamingEncoder> {
+  const encoder = await Mp3StreamEncoder.create(sampleRate, checkMp3Bitrate(options.mp3Bitrate), inputSampleRate);
+  const base = { format: 'mp3' as const, contentType: FORMAT_SPECS.mp3.contentType, sampleRate, inputSampleRate };
+  return { ...base, ...guarded((pcm) => encoder.write(pcm), () => encoder.end(), () => {}) };
 }
 
 /** Wraps the three operations so that writing after `end` or `close` fails loudly instead of emitting a corrupt stream. */

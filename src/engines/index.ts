@@ -7,3 +7,4 @@ export * from './pocketsphinx/index.js';
 export * from './vad/index.js';
 export * from './text/index.js';
 export * from './voice/index.js';
+export * from './media/index.js';

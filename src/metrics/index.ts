@@ -5,4 +5,5 @@
 import './engine-metrics.js';
 export { metricsRegistry } from './registry.js';
 export { recordTurn, watchAdmission } from './call-metrics.js';
+export { countHold, countRefusal, countTimeout, watchLiveSessions, type TimeoutKind } from './service-metrics.js';
 export { handleProbe, probe, probePaths, type ProbeResponse, type Readiness } from './probes.js';

@@ -57,7 +57,7 @@ export interface SpeechService {
   context: ServiceContext;
   /** Starts listening; resolves with the base URL, e.g. `http://127.0.0.1:8080`. */
   listen(address: { host?: string; port?: number }): Promise<string>;
-  /** Stops taking requests (readyz 503, requests 503) and waits up to `timeoutMs` for those in progress. */
+  /** Stops taking requests and live sessions (readyz 503, requests 503) and waits up to `timeoutMs` for those in progress (a live round runs to its finish). */
   drain(timeoutMs: number): Promise<void>;
   /** Closes live sessions and the HTTP server. */
   close(): Promise<void>;
@@ -129,7 +129,9 @@ export async function createSpeechService(options: Partial<SpeechServiceOptions>
       const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
       return `http://${shownHost}:${address.port}`;
     },
-    drain: (timeoutMs) => probes.drain(timeoutMs),
+    async drain(timeoutMs) {
+      await Promise.all([probes.drain(timeoutMs), live.drain(timeoutMs)]);
+    },
     async close() {
       await live.close();
       await app.close();

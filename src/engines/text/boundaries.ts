@@ -18,20 +18,31 @@ const candidate = /([.!?…]+|[,;:]|\s[—–]|\s--?)["'”’)\]]*(?=\s)/g;
 export function findBoundaries(text: string, complete: boolean): Boundary[] {
   const found: Boundary[] = [];
   const source = complete ? `${text} ` : text;
+  // Every look around a candidate stays near it, so a 100,000-character text takes linear time.
+  const contentEnd = source.trimEnd().length;
+  const following = /\s+(\S+)/y;
   for (const match of source.matchAll(candidate)) {
     const end = match.index + match[0].length;
-    const nextWord = /^\s+(\S+)/.exec(source.slice(end))?.[1];
-    const atEnd = source.slice(end).trim() === '';
+    following.lastIndex = end;
+    const nextWord = following.exec(source)?.[1];
+    const atEnd = end >= contentEnd;
     if (nextWord === undefined && !(complete && atEnd)) continue;
     const mark = match[1]!.trim();
     if (mark === '.' || mark === '…' || /^\.+$/.test(mark)) {
-      const wordBefore = /(\S+)\.+["'”’)\]]*$/.exec(source.slice(0, end))?.[1] ?? '';
+      const wordBefore = /(\S+)\.+["'”’)\]]*$/.exec(source.slice(wordStart(source, end), end))?.[1] ?? '';
       if (mark === '.' && isNonFinalAbbreviation(wordBefore, nextWord)) continue;
     }
     const kind: BoundaryKind = /[.!?…]/.test(mark) ? 'sentence' : 'clause';
     found.push({ end: Math.min(end, text.length), kind });
   }
   return found;
+}
+
+/** Where the run of non-space characters that ends at `end` begins. */
+function wordStart(text: string, end: number): number {
+  let start = end;
+  while (start > 0 && !/\s/.test(text[start - 1]!)) start--;
+  return start;
 }
 
 /** Splits text into sentences, keeping their punctuation. */

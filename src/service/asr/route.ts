@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import { context } from '@opentelemetry/api';
-import { decodeAudio, resample } from '../../audio/index.js';
 import { ServiceError } from '../accounts.js';
 import type { ServiceContext } from '../context.js';
 import { reserveFor } from '../http/gate.js';
@@ -8,6 +7,7 @@ import { startServerSpan } from '../http/tracing.js';
 import { readAsrRequest } from './request.js';
 import { segmentWords, type TranscriptSegment } from './segments.js';
 import { spanAttributes } from '../../tracing/index.js';
+import { MediaPool } from '../../engines/index.js';
 
 /** The sample rate the recogniser takes. */
 const recognizerRate = 16000;
@@ -71,15 +71,15 @@ export function registerAsrRoute(app: FastifyInstance, service: ServiceContext):
       try {
         const input = await readAsrRequest(request, limits.asrAudioBytes);
         const result = await context.with(asr.context, async () => {
-          const decoded = await decodeAudio(input.audio);
-          const durationMs = (decoded.samples.length * 1000) / decoded.sampleRate;
+          // Decoded and resampled in a media worker; the samples come back moved, not copied.
+          const decoded = await MediaPool.shared().decode(input.audio, { sampleRate: recognizerRate, signal: controller.signal });
+          const { durationMs } = decoded;
           checkDuration(durationMs, limits);
           const usage = { kind: 'asr', seconds: durationMs / 1000 } as const;
           const reservation = await reserveFor(service.accounts, request, usage);
           try {
             const engine = service.engines.asr();
-            const pcm = await resample(decoded.samples, decoded.sampleRate, recognizerRate);
-            const hypothesis = await engine.transcribe(pcm, { language: input.language, signal: controller.signal, ...(input.hints ? { expectations: input.hints } : {}) });
+            const hypothesis = await engine.transcribe(decoded.samples, { language: input.language, signal: controller.signal, ...(input.hints ? { expectations: input.hints } : {}) });
             controller.signal.throwIfAborted();
             await reservation.settle(usage);
             asr.span.setAttributes({ [spanAttributes.asrAudioMs]: Math.round(durationMs), [spanAttributes.asrWords]: hypothesis.words.length });

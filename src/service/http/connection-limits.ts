@@ -2,6 +2,7 @@ import type { IncomingMessage, Server, ServerOptions, ServerResponse } from 'nod
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { countTimeout } from '../../metrics/index.js';
 
 /** How long a connection may take or sit idle, and how many may be open; shared by `shoal serve` and `shoal agent`. */
 export interface ConnectionLimits {
@@ -73,6 +74,7 @@ export function applyConnectionLimits(server: Server, limits: ConnectionLimits):
     if (!request.complete && !response.headersSent) {
       const message = `request body stalled: nothing arrived for ${seconds(limits.bodyStallTimeoutMs)}; send the body without pauses`;
       const body = JSON.stringify({ status: 408, message });
+      countTimeout('body-stall');
       response.writeHead(408, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), connection: 'close' });
       response.end(body, () => socket.destroy());
       return;
@@ -96,5 +98,6 @@ const clientErrors: Record<string, { status: number; message: string }> = {
 export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
   if (error.code === 'ECONNRESET' || error.code === 'EPIPE') return void socket.destroy();
   const known = error.code ? clientErrors[error.code] : undefined;
+  if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') countTimeout('headers');
   answerRawSocket(socket, known?.status ?? 400, known?.message ?? `malformed HTTP request (${error.code ?? error.message}); send a valid HTTP/1.1 request`);
 }

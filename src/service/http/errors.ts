@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { countRefusal } from '../../metrics/index.js';
 import type { z } from 'zod';
 import { ServiceError } from '../accounts.js';
 import { EngineUnavailableError } from '../../engines/types.js';
@@ -124,6 +125,7 @@ export function statusOf(error: unknown): number {
 
 /** The one error handler of the service: every failure becomes `{status, message}` (or the 422 array). */
 export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  countRefusal(error instanceof RequestValidationError ? 422 : statusOf(error));
   if (error instanceof RequestValidationError) {
     return reply.code(422).send(error.issues);
   }

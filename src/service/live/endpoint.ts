@@ -11,6 +11,7 @@ import { extractTraceContext, startServerSpan } from '../http/tracing.js';
 import { modelForLive } from '../tts/models.js';
 import { LiveTtsSession } from './session.js';
 import { spanAttributes } from '../../tracing/index.js';
+import { countRefusal, watchLiveSessions } from '../../metrics/index.js';
 
 export interface LiveOptions {
   /** Paths of the realtime endpoint; the second adds word alignment to each audio event. */
@@ -58,6 +59,8 @@ export class LiveEndpoint {
   private readonly server: WebSocketServer;
   private readonly sessions = new Set<LiveTtsSession>();
   private readonly keyCheck: NodeJS.Timeout;
+  private readonly unwatch: () => void;
+  private draining = false;
 
   constructor(
     private readonly app: FastifyInstance,
@@ -72,6 +75,19 @@ export class LiveEndpoint {
       });
     });
     this.keyCheck = setInterval(() => void this.endRevokedSessions(), options.keyCheckIntervalMs).unref();
+    this.unwatch = watchLiveSessions(() => this.sessions.size);
+  }
+
+  /**
+   * Stops taking sessions (503) and lets the open ones finish the round they are in (they close after its
+   * `finish`; idle ones close now); resolves when all are closed, or after `timeoutMs`.
+   */
+  async drain(timeoutMs: number): Promise<void> {
+    this.draining = true;
+    const sessions = [...this.sessions];
+    for (const session of sessions) session.drain();
+    const deadline = new Promise<void>((resolve) => setTimeout(resolve, timeoutMs).unref());
+    await Promise.race([Promise.all(sessions.map((session) => session.closed)), deadline]);
   }
 
   /** Ends the sessions whose key was revoked or expired since they opened. */
@@ -87,6 +103,8 @@ export class LiveEndpoint {
   /** Ends every open session (finish with an error, then close) and stops accepting new ones. */
   async close(): Promise<void> {
     clearInterval(this.keyCheck);
+    this.unwatch();
+    this.draining = true;
     const sessions = [...this.sessions];
     for (const session of sessions) session.shutdown('the server is shutting down');
     const grace = new Promise<void>((resolve) => setTimeout(resolve, this.options.shutdownGraceMs).unref());
@@ -115,6 +133,7 @@ export class LiveEndpoint {
     try {
       const principal = await this.service.accounts.authenticate(bearerKey(request.headers.authorization));
       if (!principal) throw new ServiceError(401, unauthorizedMessage);
+      if (this.draining) throw new ServiceError(503, 'the service is shutting down; retry on another instance', 5);
       await this.service.accounts.ensureCredit(principal);
       if (this.sessions.size >= this.options.maxSessions) {
         throw new ServiceError(503, `the server is at its limit of ${this.options.maxSessions} live sessions; retry shortly`, 1);
@@ -152,6 +171,7 @@ export class LiveEndpoint {
       span.end(error);
       if (error instanceof ServiceError) {
         const headers: Record<string, string> = error.retryAfterSeconds !== undefined ? { 'Retry-After': String(Math.ceil(error.retryAfterSeconds)) } : {};
+        countRefusal(error.status);
         answerRawSocket(socket, error.status, error.message, headers);
         return log(error.status, span.traceId);
       }

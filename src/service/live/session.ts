@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { RawData, WebSocket } from 'ws';
-import { concatBytes, createEncoder, type StreamingEncoder } from '../../audio/index.js';
+import { concatBytes, type AsyncStreamingEncoder } from '../../audio/index.js';
+import { openEncoder } from '../../engines/index.js';
 import { ServiceError, type Principal, type Reservation } from '../accounts.js';
 import type { ServiceContext } from '../context.js';
 import { RequestValidationError, statusOf } from '../http/errors.js';
@@ -16,6 +17,7 @@ import { planChunks } from '../tts/text-plan.js';
 import type { LiveOptions } from './endpoint.js';
 import { completeText, drainPaddingMs } from './segmenting.js';
 import { spanAttributes } from '../../tracing/index.js';
+import { countTimeout } from '../../metrics/index.js';
 
 export interface LiveSessionSetup {
   id: string;
@@ -45,7 +47,7 @@ export class LiveTtsSession {
   private speech: Promise<void> = Promise.resolve();
   private controller = new AbortController();
   private plan: TtsPlan | undefined;
-  private encoder: StreamingEncoder | undefined;
+  private encoder: AsyncStreamingEncoder | undefined;
   private buffer = '';
   private speaker = 0;
   private audioMs = 0;
@@ -57,6 +59,7 @@ export class LiveTtsSession {
   /** The segment being sent now. */
   private segment: DeliveredText | undefined;
   private round = 0;
+  private draining = false;
   private lastPong = Date.now();
   private readonly pingTimer: NodeJS.Timeout;
   private startTimer: NodeJS.Timeout | undefined;
@@ -81,7 +84,7 @@ export class LiveTtsSession {
           setup.span.span.setAttribute(spanAttributes.liveCloseCode, code);
           setup.span.end();
           setup.log.info({ sessionId: setup.id, closeCode: code, audioMs: Math.round(this.audioMs), chunks: this.seq }, 'live session closed');
-          this.encoderEnd();
+          this.encoderClose();
           resolveClosed();
         });
     });
@@ -104,6 +107,7 @@ export class LiveTtsSession {
     const timeoutMs = this.setup.options.startTimeoutMs;
     this.startTimer = setTimeout(() => {
       if (this.state !== 'waiting') return;
+      countTimeout('live-start');
       this.fail(new ServiceError(408, `no start event within ${timeoutMs / 1000} s; send {event: "start", request: {...}} first`), closeCodes.policy);
     }, timeoutMs).unref();
   }
@@ -122,12 +126,22 @@ export class LiveTtsSession {
       buffered = this.ws.bufferedAmount;
       if (now - waitedFrom > unreadTimeoutMs) {
         this.setup.log.warn({ sessionId: this.setup.id, bufferedBytes: buffered }, 'live client stopped reading; dropping it');
+        countTimeout('live-unread');
         this.fail(new ServiceError(408, `the client read nothing for ${unreadTimeoutMs / 1000} s`), closeCodes.policy);
         this.ws.terminate();
         return;
       }
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
+  }
+
+  /**
+   * The server is draining: a round in progress runs to its `finish` and then the socket closes (1000); a
+   * session between rounds (or before its first) ends now.
+   */
+  drain(): void {
+    this.draining = true;
+    if (this.state === 'waiting') this.shutdown('the server is shutting down');
   }
 
   /** Ends the session from the server side: `error` and `finish{reason:"error"}`, then a close handshake. */
@@ -219,7 +233,7 @@ export class LiveTtsSession {
     const body = { ...(request as Record<string, unknown>) };
     if (body.text === undefined || body.text === null) body.text = '';
     this.plan = await prepareTts({ body, msgpack: true, principal, model }, service);
-    this.encoder = await createEncoder({ ...this.plan.encoder, inputSampleRate: workingSampleRate });
+    this.encoder = await openEncoder({ ...this.plan.encoder, inputSampleRate: workingSampleRate });
     this.round += 1;
     this.reservation = await service.accounts.reserve(principal, { kind: 'tts', characters: 0 }, `${this.setup.id}:${this.round}`);
     this.deliveredCharacters = 0;
@@ -302,11 +316,11 @@ export class LiveTtsSession {
 
   private async finish(): Promise<void> {
     if (this.state === 'ended') return;
-    const tail = this.encoderEnd();
+    const tail = await this.encoderEnd();
     if (tail && tail.length > 0) this.send({ event: 'audio', audio: tail, time: Math.round(this.audioMs) });
     this.send({ event: 'finish', reason: 'stop' });
     await this.settle();
-    if (this.setup.options.closeAfterFinish) {
+    if (this.setup.options.closeAfterFinish || this.draining) {
       this.state = 'ended';
       this.ws.close(closeCodes.normal);
     } else {
@@ -329,16 +343,22 @@ export class LiveTtsSession {
     await Promise.all((this.plan?.referenceIds ?? []).map((referenceId) => service.voices.recordUse?.(referenceId)));
   }
 
-  private encoderEnd(): Uint8Array | undefined {
+  private async encoderEnd(): Promise<Uint8Array | undefined> {
     const encoder = this.encoder;
     this.encoder = undefined;
     if (!encoder) return undefined;
     try {
-      return encoder.end();
+      return await encoder.end();
     } catch (error) {
       this.setup.log.warn({ err: error }, 'ending the live encoder failed');
       return undefined;
     }
+  }
+
+  /** Frees the round's encoder without finishing its stream (the socket is gone). */
+  private encoderClose(): void {
+    this.encoder?.close();
+    this.encoder = undefined;
   }
 
   private fail(error: unknown, code: number): void {

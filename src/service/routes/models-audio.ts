@@ -1,5 +1,5 @@
-import { decodeAudio, encodeWav, resample } from '../../audio/index.js';
-import { analyzeVoice, nearestVoice } from '../../engines/index.js';
+import { concatSamples, encodeWav } from '../../audio/index.js';
+import { MediaPool } from '../../engines/index.js';
 import type { SpeechRecognitionEngine, TextToSpeechEngine, VoiceSettings } from '../../engines/types.js';
 
 export interface DecodedAudio {
@@ -9,9 +9,11 @@ export interface DecodedAudio {
 
 /** What model creation needs from the audio library and the engines; injectable so tests can swap engines. */
 export interface ModelAudioTools {
-  /** Decodes an uploaded file (WAV, MP3, FLAC, Ogg Opus ...) to mono PCM; throws on bytes it cannot read. */
-  decode(bytes: Uint8Array): Promise<DecodedAudio>;
-  to16k(audio: DecodedAudio): Promise<Int16Array>;
+  /**
+   * Decodes an uploaded file (WAV, MP3, FLAC, Ogg Opus ...) to mono PCM at its own rate and at 16 kHz;
+   * throws on bytes it cannot read.
+   */
+  decode(bytes: Uint8Array): Promise<{ source: DecodedAudio; pcm16k: Int16Array }>;
   /** The engine voice settings closest to the speaker of these 16 kHz samples; ReferenceTooShortError without voiced speech. */
   voiceSettings(pcm16k: Int16Array[]): Promise<VoiceSettings>;
   /** Throws EngineUnavailableError when no recogniser is installed. */
@@ -27,23 +29,14 @@ export interface ModelEngines {
 }
 
 
-/** Tools over the shared audio library and engines (`decodeAudio`, `analyzeVoice`, `nearestVoice`). */
-export function createModelAudioTools(engines: ModelEngines): ModelAudioTools {
+/** Tools over the media worker pool (decoding, voice analysis) and the engines; nothing heavy on the event loop. */
+export function createModelAudioTools(engines: ModelEngines, media: MediaPool = MediaPool.shared()): ModelAudioTools {
   return {
     async decode(bytes) {
-      const decoded = await decodeAudio(bytes);
-      return { samples: decoded.samples, sampleRate: decoded.sampleRate };
+      const decoded = await media.decode(bytes, { sampleRate: 16_000, keepSource: true });
+      return { source: decoded.source ?? { samples: decoded.samples, sampleRate: decoded.sampleRate }, pcm16k: decoded.samples };
     },
-    to16k: (decoded) => resample(decoded.samples, decoded.sampleRate, 16_000),
-    async voiceSettings(pcm16k) {
-      const joined = new Int16Array(pcm16k.reduce((n, part) => n + part.length, 0));
-      let offset = 0;
-      for (const part of pcm16k) {
-        joined.set(part, offset);
-        offset += part.length;
-      }
-      return nearestVoice(analyzeVoice(joined, 16_000));
-    },
+    voiceSettings: (pcm16k) => media.voiceOfPcm(concatSamples(pcm16k)),
     async transcribe(pcm16k) {
       const hypothesis = await engines.asr().transcribe(pcm16k, { language: 'en' });
       return { text: hypothesis.text, language: hypothesis.text ? 'en' : 'unknown' };

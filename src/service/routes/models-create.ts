@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { EngineUnavailableError, ReferenceTooShortError } from '../../engines/index.js';
+import { EngineBusyError, EngineUnavailableError, ReferenceTooShortError } from '../../engines/index.js';
 import { RequestValidationError } from '../http/errors.js';
 import { newId } from '../store/ids.js';
 import type { StagedFile, StoredSample, Visibility, VoiceModelRecord, VoiceModelStore } from '../store/types.js';
@@ -82,9 +82,9 @@ async function prepareVoice(
   let decoded: DecodedAudio;
   let pcm16k: Int16Array;
   try {
-    decoded = await tools.decode(voice.bytes);
-    pcm16k = await tools.to16k(decoded);
+    ({ source: decoded, pcm16k } = await tools.decode(voice.bytes));
   } catch (error) {
+    if (error instanceof EngineBusyError) throw error;
     throw new RequestValidationError([
       { loc: ['body', 'voices', String(index)], type: 'value_error', msg: `cannot read ${voice.filename} as audio: ${(error as Error).message}`, in: 'body' },
     ]);

@@ -1,4 +1,5 @@
 import { ServiceError, type Principal, type Reservation, type Usage } from '../accounts.js';
+import { countHold } from '../../metrics/index.js';
 import { formatMicros } from './ids.js';
 import type { AccountStore } from './types.js';
 
@@ -39,6 +40,7 @@ export class CreditHold implements Reservation {
     if (this.settled) throw new Error(`hold ${this.holdId} is already settled`);
     const micros = this.pricing.price(usage);
     const result = await this.store.hold(this.principal.userId, this.holdId, micros);
+    countHold(result.held ? 'held' : 'refused');
     if (!result.held) throw new InsufficientCreditError(micros, result.balanceMicros);
     this.heldMicros += micros;
   }

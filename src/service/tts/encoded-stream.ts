@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { concatBytes, type StreamingEncoder } from '../../audio/index.js';
+import { concatBytes, type AsyncStreamingEncoder } from '../../audio/index.js';
 import type { SynthesizedChunk } from './synthesis.js';
 
 export const defaults = {
@@ -28,12 +28,12 @@ export interface ChunkSource {
   onSent?: (chunk: SynthesizedChunk) => void;
 }
 
-/** Encodes samples a piece at a time, yielding each piece's bytes and first sample, with an event-loop turn in between. */
-export async function* encodeInPieces(encoder: StreamingEncoder, samples: Int16Array): AsyncGenerator<{ bytes: Uint8Array; start: number }> {
+/** Encodes samples a piece at a time, yielding each piece's bytes and first sample (small pieces first, so bytes leave early). */
+export async function* encodeInPieces(encoder: AsyncStreamingEncoder, samples: Int16Array): AsyncGenerator<{ bytes: Uint8Array; start: number }> {
   let offset = 0;
   let size = defaults.firstPieceSamples;
   while (offset < samples.length) {
-    yield { bytes: encoder.write(samples.subarray(offset, offset + size)), start: offset };
+    yield { bytes: await encoder.write(samples.subarray(offset, offset + size)), start: offset };
     offset += size;
     size = defaults.pieceSamples;
     if (offset < samples.length) await nextTurn();
@@ -41,17 +41,13 @@ export async function* encodeInPieces(encoder: StreamingEncoder, samples: Int16A
 }
 
 /** Frees the encoder and stops the synthesis of a stream that ended early (client gone, or a failure). */
-function abandon(source: ChunkSource, encoder: StreamingEncoder): void {
+function abandon(source: ChunkSource, encoder: AsyncStreamingEncoder): void {
   source.rest.return?.().catch(() => {});
-  try {
-    encoder.end();
-  } catch {
-    // Only the encoder's memory needed freeing; a stream nobody reads any more needs no proper ending.
-  }
+  encoder.close();
 }
 
 /** The encoded bytes of all chunks as they come, for a chunked HTTP body. The encoder is always ended. */
-export async function* encodeBytes(source: ChunkSource, encoder: StreamingEncoder): AsyncGenerator<Uint8Array> {
+export async function* encodeBytes(source: ChunkSource, encoder: AsyncStreamingEncoder): AsyncGenerator<Uint8Array> {
   let ended = false;
   try {
     for (let current = source.first; !current.done; current = await source.rest.next()) {
@@ -59,7 +55,7 @@ export async function* encodeBytes(source: ChunkSource, encoder: StreamingEncode
       for await (const { bytes } of encodeInPieces(encoder, current.value.samples)) if (bytes.length > 0) yield bytes;
     }
     ended = true;
-    const tail = encoder.end();
+    const tail = await encoder.end();
     if (tail.length > 0) yield tail;
   } finally {
     if (!ended) abandon(source, encoder);
@@ -67,7 +63,7 @@ export async function* encodeBytes(source: ChunkSource, encoder: StreamingEncode
 }
 
 /** One encoded unit per chunk (for events that carry a chunk's text and alignment); the last carries the encoder's tail. */
-export async function* encodeChunks(source: ChunkSource, encoder: StreamingEncoder): AsyncGenerator<EncodedChunk> {
+export async function* encodeChunks(source: ChunkSource, encoder: AsyncStreamingEncoder): AsyncGenerator<EncodedChunk> {
   let ended = false;
   let offsetMs = 0;
   try {
@@ -78,7 +74,7 @@ export async function* encodeChunks(source: ChunkSource, encoder: StreamingEncod
       for await (const { bytes } of encodeInPieces(encoder, current.value.samples)) parts.push(bytes);
       if (seq === source.count - 1) {
         ended = true;
-        parts.push(encoder.end());
+        parts.push(await encoder.end());
       }
       yield { chunk: current.value, bytes: concatBytes(parts), seq, offsetMs };
       offsetMs += (current.value.samples.length * 1000) / encoder.inputSampleRate;

@@ -1,25 +1,22 @@
 import { createHash } from 'node:crypto';
-import { concatSamples, decodeAudio, resample } from '../../audio/index.js';
-import { analyzeVoice, nearestVoice, type VoiceSettings } from '../../engines/index.js';
+import { EngineBusyError, MediaPool, type VoiceSettings } from '../../engines/index.js';
 import { ServiceError } from '../accounts.js';
 import type { ReferenceAudio } from './schema.js';
 
 export const defaults = {
-  /** Rate the references are analysed at. */
-  analysisSampleRate: 16000,
   /** How many analysed reference sets are remembered (keyed by the audio's hash). */
   cacheEntries: 64,
 };
 
 const cache = new Map<string, VoiceSettings>();
 
-async function decodeReference(reference: ReferenceAudio, where: string): Promise<Int16Array> {
-  try {
-    const decoded = await decodeAudio(reference.audio);
-    return await resample(decoded.samples, decoded.sampleRate, defaults.analysisSampleRate);
-  } catch (error) {
-    throw new ServiceError(400, `${where}.audio could not be read: ${(error as Error).message}`);
-  }
+/** A failure of the analysis as the client must read it: which reference could not be decoded, or too little speech. */
+function referenceError(error: unknown, where: string): unknown {
+  if (error instanceof EngineBusyError) return error;
+  const index = (error as { index?: unknown }).index;
+  const message = (error as Error).message;
+  if (typeof index === 'number') return new ServiceError(400, `${where}[${index}].audio could not be read: ${message}`);
+  return new ServiceError(400, `${where}: ${message}; send 10 to 30 seconds of clear speech`);
 }
 
 /**
@@ -33,12 +30,12 @@ export async function voiceFromReferences(references: ReferenceAudio[], where: s
   const key = hash.digest('hex');
   const known = cache.get(key);
   if (known) return { ...known };
-  const samples = concatSamples(await Promise.all(references.map((reference, index) => decodeReference(reference, `${where}[${index}]`))));
   let voice: VoiceSettings;
   try {
-    voice = nearestVoice(analyzeVoice(samples, defaults.analysisSampleRate));
+    // Decoding, resampling and the pitch/rate analysis run in a media worker.
+    voice = await MediaPool.shared().voiceOfFiles(references.map((reference) => reference.audio));
   } catch (error) {
-    throw new ServiceError(400, `${where}: ${(error as Error).message}; send 10 to 30 seconds of clear speech`);
+    throw referenceError(error, where);
   }
   cache.set(key, voice);
   if (cache.size > defaults.cacheEntries) cache.delete(cache.keys().next().value!);

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Readable } from 'node:stream';
-import { createEncoder, type StreamingEncoder } from '../../audio/index.js';
+import type { AsyncStreamingEncoder } from '../../audio/index.js';
+import { openEncoder } from '../../engines/index.js';
 import { ServiceError } from '../accounts.js';
 import type { ServiceContext } from '../context.js';
 import { isMsgpack, msgpackTypes, requireContentType } from '../http/content-type.js';
@@ -21,7 +22,7 @@ const ttsContentTypes = ['application/json', ...msgpackTypes];
 interface StartedSynthesis {
   plan: TtsPlan;
   source: ChunkSource;
-  encoder: StreamingEncoder;
+  encoder: AsyncStreamingEncoder;
   reservation: Reservation;
   delivered: DeliveredText;
 }
@@ -51,12 +52,12 @@ async function startSynthesis(
   });
   try {
     const synthesis = synthesizeChunks(service.engines.tts(), chunks, plan.synthesis, { signal: controller.signal, trace: span.context });
-    const encoder = await createEncoder({ ...plan.encoder, inputSampleRate: workingSampleRate });
+    const encoder = await openEncoder({ ...plan.encoder, inputSampleRate: workingSampleRate });
     let first: IteratorResult<SynthesizedChunk>;
     try {
       first = await synthesis.next();
     } catch (error) {
-      encoder.end();
+      encoder.close();
       throw error;
     }
     const source: ChunkSource = { first, rest: synthesis, count: chunks.length, onSent: (chunk) => delivered.sent(chunk.chunk) };
