@@ -35,7 +35,7 @@ export default {
   coverageAnalysis: 'perTest',
   // Two cores shared with other work: one or two test processes at a time.
   concurrency: 2,
-  timeoutMS: 10_000,
+  timeoutMS: 4_000,
   timeoutFactor: 2,
   incremental: true,
   incrementalFile: 'reports/stryker-incremental.json',
