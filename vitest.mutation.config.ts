@@ -28,6 +28,7 @@ export const mutationTestFiles = [
   'test/agent-call-timers.test.ts',
   'test/frame-helpers.test.ts',
   'test/service-wallet.test.ts',
+  'test/agent-tracing-context.test.ts',
 ];
 
 /**
