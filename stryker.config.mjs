@@ -14,7 +14,7 @@ export const coreModules = {
     'src/pipeline/work.ts',
     'src/pipeline/clock.ts',
   ],
-  agentSessionAndModes: ['src/agent/modes.ts', 'src/agent/resolve-options.ts', 'src/agent/session.ts'],
+  agentSessionAndModes: ['src/agent/modes.ts', 'src/agent/resolve-options.ts', 'src/agent/session.ts', 'src/agent/session-caller.ts', 'src/agent/session-speaking.ts', 'src/agent/session-listening.ts'],
   turnTakingAndBargeIn: ['src/agent/interruption.ts', 'src/agent/utterance-state.ts', 'src/agent/reply.ts', 'src/agent/call-timers.ts'],
   tracing: ['src/tracing/traceparent.ts', 'src/agent/tracing.ts', 'src/agent/stt/segment-service-stt.ts'],
   billingAndCredit: ['src/service/store/account-gate.ts', 'src/service/routes/wallet.ts'],
@@ -35,7 +35,7 @@ export default {
   coverageAnalysis: 'perTest',
   // Two cores shared with other work: one or two test processes at a time.
   concurrency: 2,
-  timeoutMS: 10_000,
+  timeoutMS: 4_000,
   timeoutFactor: 2,
   incremental: true,
   incrementalFile: 'reports/stryker-incremental.json',

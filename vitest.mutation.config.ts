@@ -21,6 +21,14 @@ export const mutationTestFiles = [
   'test/engines-text.test.ts',
   'test/service-prices.test.ts',
   'test/service-tts-speakers.test.ts',
+  'test/pipeline-utterances.test.ts',
+  'test/engines-text-chunker.test.ts',
+  'test/service-tts-text-plan.test.ts',
+  'test/telephony-media-stream-messages.test.ts',
+  'test/agent-call-timers.test.ts',
+  'test/frame-helpers.test.ts',
+  'test/service-wallet.test.ts',
+  'test/agent-tracing-context.test.ts',
 ];
 
 /**

@@ -10,29 +10,58 @@ mkdir -p reports/groups
 declare -A mutate=(
   [modes]=src/agent/modes.ts
   [tracing]=src/tracing/traceparent.ts,src/agent/stt/segment-service-stt.ts
-  [billing]=src/service/store/account-gate.ts
+  [agent-tracing]=src/agent/tracing.ts
+  [billing]=src/service/store/account-gate.ts,src/service/routes/wallet.ts
   [codecs]=src/audio/g711.ts,src/audio/pcm.ts
+  [frames]=src/audio/frame.ts,src/pipeline/resample.ts,src/pipeline/vad.ts
   [interruption]=src/agent/interruption.ts
+  [turn-taking]=src/agent/utterance-state.ts,src/agent/reply.ts,src/agent/call-timers.ts
+  [playout]=src/pipeline/playout.ts
+  [session]=src/agent/session*.ts
   [tts-text]=src/service/tts/text-plan.ts,src/engines/text/chunker.ts
+  [synthesis]=src/service/tts/synthesis.ts
   [pipeline]=src/pipeline/chunk-text.ts,src/pipeline/reframe.ts,src/pipeline/utterances.ts
   [telephony]=src/transports/telephony/media-stream-messages.ts
+  [telephony-endpoint]=src/transports/telephony/telephony-endpoint.ts
 )
+agent_doubles=test/agent-barge-in.test.ts,test/agent-interruption.test.ts,test/agent-call-timers.test.ts,test/agent-virtual-clock.test.ts,test/agent-modes.test.ts
 declare -A tests=(
   [modes]=test/agent-modes.test.ts
   [tracing]=test/tracing-traceparent.test.ts,test/agent-service-stt-trace.test.ts,test/agent-service-stt.test.ts
-  [billing]=test/service-prices.test.ts
+  [agent-tracing]=test/agent-tracing-context.test.ts,test/agent-service-stt-trace.test.ts
+  [billing]=test/service-prices.test.ts,test/service-wallet.test.ts,test/service-billing-endpoints.test.ts
   [codecs]=test/audio-g711.test.ts,test/audio-pcm.test.ts
+  [frames]=test/frame-helpers.test.ts,test/pipeline-operators.test.ts,test/engines-vad.test.ts
   [interruption]=test/agent-barge-in.test.ts,test/agent-interruption.test.ts
-  [tts-text]=test/engines-text.test.ts,test/service-tts-speakers.test.ts
-  [pipeline]=test/pipeline-operators.test.ts
-  [telephony]=test/transport-telephony.test.ts
+  [turn-taking]=$agent_doubles
+  [playout]=test/pipeline-operators.test.ts,test/agent-barge-in.test.ts
+  [session]=$agent_doubles
+  [tts-text]=test/engines-text.test.ts,test/engines-text-chunker.test.ts,test/service-tts-text-plan.test.ts
+  [synthesis]=test/service-tts-speakers.test.ts
+  [pipeline]=test/pipeline-operators.test.ts,test/pipeline-utterances.test.ts
+  [telephony]=test/telephony-media-stream-messages.test.ts,test/transport-telephony.test.ts
+  [telephony-endpoint]=test/transport-telephony.test.ts
 )
-order=(modes tracing billing codecs interruption tts-text pipeline telephony)
+# Extra Stryker options of a group. The codecs build their encode tables once, on first use: with per-test
+# coverage only the test that happened to build the table counted as covering the encoders, so their mutants
+# run against every test of the group instead.
+declare -A extra=(
+  [codecs]="--coverageAnalysis all"
+)
+order=(codecs pipeline tts-text telephony turn-taking playout frames billing synthesis telephony-endpoint agent-tracing modes tracing interruption)
 
 for group in "${@:-${order[@]}}"; do
   start=$(date +%s)
-  MUTATION_TESTS=${tests[$group]} npx stryker run stryker.config.mjs --mutate "${mutate[$group]}" \
-    --incrementalFile "reports/groups/$group-incremental.json" > "reports/groups/$group.log" 2>&1
-  echo "{\"group\":\"$group\",\"elapsed_s\":$(( $(date +%s) - start )),\"loadavg\":\"$(cut -d' ' -f1-3 /proc/loadavg)\"}" | tee -a reports/groups/timings.jsonl
+  # Niced and one test process at a time: the run shares the machine with other work.
+  MUTATION_TESTS=${tests[$group]} nice -n 19 npx stryker run stryker.config.mjs --mutate "${mutate[$group]}" \
+    --concurrency "${MUTATION_CONCURRENCY:-1}" ${extra[$group]:-} --incrementalFile "reports/groups/$group-incremental.json" > "reports/groups/$group.log" 2>&1
+  status=$?
+  elapsed=$(( $(date +%s) - start ))
+  if [ "$status" -ne 0 ]; then
+    echo "{\"group\":\"$group\",\"failed\":$status,\"log\":\"reports/groups/$group.log\"}" | tee -a reports/groups/timings.jsonl
+    continue
+  fi
+  score=$(grep -E '^All files' "reports/groups/$group.log" | awk -F'|' '{gsub(/ /, "", $2); print $2}')
+  echo "{\"group\":\"$group\",\"score\":\"$score\",\"elapsed_s\":$elapsed,\"loadavg\":\"$(cut -d' ' -f1-3 /proc/loadavg)\"}" | tee -a reports/groups/timings.jsonl
   cp reports/mutation/mutation.json "reports/groups/$group.json"
 done

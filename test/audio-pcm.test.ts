@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   applyGainDb,
   bytesToInt16,
+  clipToInt16,
   concatSamples,
   linearToDb,
   float32ToInt16,
@@ -20,6 +21,10 @@ describe('PCM helpers', () => {
     const samples = Int16Array.from([-32768, -1, 0, 1, 12345, 32767]);
     expect(float32ToInt16(int16ToFloat32(samples))).toEqual(samples);
     expect(Array.from(float32ToInt16(new Float32Array([1.5, -2, 1])))).toEqual([32767, -32768, 32767]);
+  });
+
+  it('clips numbers to the 16-bit range as numbers (callers may keep them outside typed arrays)', () => {
+    expect([-40000, -32769, -32768, -5, 0, 32767, 32768, 1e9].map(clipToInt16)).toEqual([-32768, -32768, -32768, -5, 0, 32767, 32767, 32767]);
   });
 
   it('reads and writes little-endian bytes, from unaligned offsets too', () => {

@@ -120,3 +120,15 @@ describe('intent matching on transcripts as pocketsphinx heard them', () => {
     expect(ranked[0]!.score).toBeLessThan(THRESHOLD);
   });
 });
+
+describe('a keyword inside another intent\'s example', () => {
+  it('does not win over that example: "cancel the booking" is cancelling, not booking', () => {
+    expectIntent('please cancel the booking i made', 'cancel');
+    expectIntent('i need to cancel my reservation for tonight', 'cancel');
+    // The keyword still decides alone when no other intent's example contains it.
+    expectIntent('book', 'book');
+    expectIntent('a booking for friday please', 'book');
+    // And when the other intent is not a candidate, the keyword stands.
+    expect(matcher.rank('please cancel the booking i made', ['book', 'hours'])[0]).toMatchObject({ intent: 'book', matched: 'book' });
+  });
+});

@@ -1,4 +1,4 @@
-import { from, lastValueFrom, NEVER, Subject, toArray } from 'rxjs';
+import { from, lastValueFrom, NEVER, Subject, throwError, toArray } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import type { AudioFrame } from '../src/audio/index.js';
 import { chunkText, playOut, reframe, resampleTo, segmentUtterances, VirtualClock, type PlayoutControl, type ScoredFrame, type VoiceEvent } from '../src/pipeline/index.js';
@@ -61,7 +61,50 @@ describe('chunkText', () => {
   });
 });
 
+describe('chunkText edges', () => {
+  const pieces = (text: string, options = {}) => lastValueFrom(chars(text).pipe(chunkText({ firstChunk: 'clause', ...options }), toArray()));
+
+  it('cuts a first clause exactly minClauseChars long (spaces around it not counted)', async () => {
+    expect(await pieces('Yes, of course: done.', { minClauseChars: 4 })).toEqual(['Yes,', 'of course: done.']);
+    expect(await pieces('Yes, of course: done.', { minClauseChars: 5 })).toEqual(['Yes, of course:', 'done.']);
+  });
+
+  it('cuts a word longer than maxChunkChars inside it, and waits while the text is exactly maxChunkChars', async () => {
+    expect(await pieces('x'.repeat(25), { maxChunkChars: 10 })).toEqual(['x'.repeat(10), 'x'.repeat(10), 'x'.repeat(5)]);
+    const seen: string[] = [];
+    const deltas = new Subject<string>();
+    deltas.pipe(chunkText({ maxChunkChars: 10 })).subscribe((piece) => seen.push(piece));
+    deltas.next('aaaa bbbbb');
+    expect(seen).toEqual([]);
+    deltas.next('c');
+    expect(seen).toEqual(['aaaa']);
+  });
+
+  it('cuts overlong text at 240 characters by default', async () => {
+    const out = await lastValueFrom(chars('word '.repeat(60)).pipe(chunkText(), toArray()));
+    expect(out.map((p) => p.length)).toEqual([239, 59]);
+  });
+
+  it('passes on an error of the text deltas', async () => {
+    await expect(lastValueFrom(throwError(() => new Error('llm failed')).pipe(chunkText()))).rejects.toThrow('llm failed');
+  });
+});
+
 describe('reframe', () => {
+  it('sends the partial frame, zero-padded, at its own rate when the rate changes; pads the last one too', async () => {
+    const out = await lastValueFrom(from([frame(600, 8000, 0, 7), frame(600, 16000, 75, 9)]).pipe(reframe(512), toArray()));
+    expect(out.map((f) => [f.sampleRate, f.timestampMs])).toEqual([[8000, 0], [8000, 64], [16000, 75], [16000, 107]]);
+    expect(out.every((f) => f.samples.length === 512)).toBe(true);
+    for (const [i, fill] of [[1, 7], [3, 9]] as const) {
+      expect(out[i]!.samples[87]).toBe(fill);
+      expect(out[i]!.samples.subarray(88).every((s) => s === 0)).toBe(true); // not what the previous frame left
+    }
+  });
+
+  it('passes on an error of the audio', async () => {
+    await expect(lastValueFrom(throwError(() => new Error('line dropped')).pipe(reframe(512)))).rejects.toThrow('line dropped');
+  });
+
   it('re-cuts 20 ms frames into exact 512-sample frames with continuous timestamps', async () => {
     const input = Array.from({ length: 10 }, (_, i) => frame(320, 16000, i * 20, i));
     const out = await lastValueFrom(from(input).pipe(reframe(512), toArray()));

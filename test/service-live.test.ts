@@ -1,7 +1,8 @@
 import { decode, encode } from '@msgpack/msgpack';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { decodeAudio, bytesToInt16 } from '../src/audio/index.js';
+import { decodeAudio, decodeAudioAt, bytesToInt16, rmsDbfs } from '../src/audio/index.js';
+import { PocketSphinxEngine } from '../src/engines/index.js';
 import { apiKey, startService, type RunningService } from './service-harness.js';
 import { connectLive, type LiveClient, type ServerEvent } from './service-live-client.js';
 
@@ -80,6 +81,14 @@ describe('GET /v1/tts/live', () => {
     expect(String.fromCharCode(...(audio.audio as Uint8Array).subarray(0, 4))).toBe('RIFF');
     client.send({ event: 'stop' });
     await client.closed;
+    // The audio says the start text, sentence by sentence (the words heard by pocketsphinx, a level of speech).
+    const bytes = Buffer.concat(audioOf(client.events).map((event) => event.audio as Uint8Array));
+    const speech = await decodeAudioAt(bytes, 16000);
+    expect(rmsDbfs(speech.samples)).toBeGreaterThan(-35);
+    const recognizer = new PocketSphinxEngine();
+    const heard = (await recognizer.transcribe(speech.samples).finally(() => recognizer.shutdown())).text.split(' ');
+    // Heard in a run: "this text came with the sport event and is long enough to go more text" (7 of these words).
+    expect(heard.filter((word) => ['text', 'came', 'start', 'event', 'long', 'enough', 'more'].includes(word)).length).toBeGreaterThanOrEqual(5);
   });
 
   it('falls back to the default model for a missing or unknown model header', async () => {

@@ -65,7 +65,7 @@ describe('shoal agent: the app behind the demo page', () => {
       }),
     );
     const caller = encodeMuLaw(parseWav(readFileSync(new URL('fixtures/calls/booking-8k-ulaw.wav', import.meta.url))).samples);
-    const seconds = 7.5;
+    const seconds = caller.length / 8000; // the whole call: booking request, "yes that sounds good", "goodbye"
     const started = Date.now();
     for (let offset = 0, chunk = 0; offset < seconds * 8000; offset += 160, chunk++) {
       const payload = Buffer.from(caller.subarray(offset, offset + 160)).toString('base64');
@@ -74,12 +74,19 @@ describe('shoal agent: the app behind the demo page', () => {
       const due = started + (chunk + 1) * 20;
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - Date.now())));
     }
-    await expect.poll(() => sessions.at(-1)?.turns.some((t) => t.userText), { timeout: 15_000 }).toBe(true);
+    await expect.poll(() => sessions.at(-1)?.turns.filter((t) => t.userText).length, { timeout: 15_000 }).toBe(3);
     const call = sessions.at(-1)!;
     expect(call.session.traceId).toBe(traceparent.split('-')[1]);
-    const answered = call.turns.find((t) => t.userText)!;
-    expect(answered.userText.trim().length).toBeGreaterThan(0);
-    expect(answered.metrics.voiceToVoiceMs).toBeGreaterThan(0);
+    const answered = call.turns.filter((t) => t.userText);
+    // What the caller said, heard through mu-law at 8 kHz in real time. Measured in two runs: "ha and like hm",
+    // "yes say that again", "goodbye" (14 errors in 16 words; the same call through runFileCall has 35 % WER, see
+    // agent-conversation.test.ts: narrowband recognition on this path is an open issue). Asserted: three turns,
+    // the answer begins with "yes", the call closes on "goodbye" and the receptionist's goodbye.
+    expect(answered).toHaveLength(3);
+    expect(answered[1]!.userText.split(' ')[0]).toBe('yes');
+    expect(answered[2]!.userText).toBe('goodbye');
+    expect(answered[2]!.agentText).toBe('Thank you for calling. Goodbye!');
+    for (const turn of answered) expect(turn.metrics.voiceToVoiceMs).toBeGreaterThan(0);
     const agentAudio = decodeMuLaw(new Uint8Array(Buffer.concat(media)));
     expect(agentAudio.length / 8000).toBeGreaterThan(1);
     expect(rms(agentAudio)).toBeGreaterThan(0.01);

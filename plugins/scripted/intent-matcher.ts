@@ -113,25 +113,45 @@ export class IntentMatcher {
     }));
   }
 
-  /** Every intent in `candidates` (all when omitted) with its score for `utterance`, best first. */
+  /**
+   * Every intent in `candidates` (all when omitted) with its score for `utterance`, best first. A keyword hit
+   * does not count for its intent when an example of another intent contains the keyword, was heard with more
+   * content words than the keyword, and scores above the keyword intent's own examples: the longer phrase wins
+   * ("cancel the booking" is about cancelling, not booking).
+   */
   rank(utterance: string, candidates?: readonly string[]): IntentScore[] {
     const table = new UtteranceTable(canonicalTokens(utterance, this.synonyms), this.vocabulary, this.options.wordThreshold);
-    const allowed = candidates ? new Set(candidates) : undefined;
+    const ranked = this.compiled
+      .filter((intent) => !candidates || candidates.includes(intent.intent))
+      .map((intent) => ({ intent, examples: intent.examples.map((example) => ({ example, score: this.exampleScore(example.words, table) })) }));
     const scores: IntentScore[] = [];
-    for (const intent of this.compiled) {
-      if (allowed && !allowed.has(intent.intent)) continue;
+    for (const { intent, examples } of ranked) {
       let best: IntentScore = { intent: intent.intent, score: 0, matched: '' };
-      for (const example of intent.examples) {
-        const score = this.exampleScore(example.words, table);
+      for (const { example, score } of examples) {
         if (score > best.score) best = { intent: intent.intent, score, matched: example.text };
       }
+      const ownBest = best.score;
       for (const keyword of intent.keywords) {
         const score = this.keywordScore(keyword.words, table);
-        if (score > best.score) best = { intent: intent.intent, score, matched: keyword.text };
+        if (score <= best.score) continue;
+        const claimed = ranked.some(
+          (other) =>
+            other.intent !== intent &&
+            other.examples.some((e) => e.score > ownBest && this.extends(e.example.words, keyword.words, table)),
+        );
+        if (!claimed) best = { intent: intent.intent, score, matched: keyword.text };
       }
       scores.push(best);
     }
     return scores.sort((a, b) => b.score - a.score);
+  }
+
+  /** True when `example` contains every word of `keyword` and a heard content word besides. */
+  private extends(example: readonly number[], keyword: readonly number[], table: UtteranceTable): boolean {
+    if (!keyword.every((word) => example.includes(word))) return false;
+    return example.some(
+      (v) => !keyword.includes(v) && this.vocabularyWeights[v] === 1 && table.unique.some((_, u) => table.similarity(u, v) > 0),
+    );
   }
 
   private weight(token: string): number {

@@ -34,9 +34,9 @@ function aLawEncodeSample(sample: number): number {
     mask = 0x55;
     s = -s - 1;
   }
+  // s < 4096 (a 16-bit sample shifted by 3): the highest segment is 7.
   let segment = 0;
-  while (segment < 8 && s >= 0x20 << segment) segment++;
-  if (segment >= 8) return 0x7f ^ mask;
+  while (s >= 0x20 << segment) segment++;
   const mantissa = segment < 2 ? (s >> 1) & 0x0f : (s >> segment) & 0x0f;
   return ((segment << 4) | mantissa) ^ mask;
 }
@@ -46,7 +46,6 @@ function aLawDecodeSample(code: number): number {
   let magnitude = (a & 0x0f) << 4;
   const segment = (a & 0x70) >> 4;
   if (segment === 0) magnitude += 8;
-  else if (segment === 1) magnitude += 0x108;
   else magnitude = (magnitude + 0x108) << (segment - 1);
   return a & 0x80 ? magnitude : -magnitude;
 }

@@ -3,7 +3,8 @@ import type { AudioFrame } from '../audio/index.js';
 
 /**
  * Re-cuts a stream of frames into frames of exactly `samples` samples (e.g. the VAD's 512 at 16 kHz).
- * Holds at most one partial frame; a trailing partial frame is zero-padded on completion.
+ * Holds at most one partial frame; a partial frame is zero-padded when it has to go out early: on completion,
+ * or when the sample rate changes (it keeps the rate its samples had).
  */
 export function reframe(samples: number): OperatorFunction<AudioFrame, AudioFrame> {
   return (source) =>
@@ -13,6 +14,7 @@ export function reframe(samples: number): OperatorFunction<AudioFrame, AudioFram
       let startMs = 0;
       let sampleRate = 0;
       const emit = () => {
+        buffer.fill(0, filled);
         subscriber.next({ samples: buffer.slice(), sampleRate, timestampMs: startMs });
         filled = 0;
       };
@@ -32,10 +34,7 @@ export function reframe(samples: number): OperatorFunction<AudioFrame, AudioFram
         },
         error: (error: unknown) => subscriber.error(error),
         complete: () => {
-          if (filled > 0) {
-            buffer.fill(0, filled);
-            emit();
-          }
+          if (filled > 0) emit();
           subscriber.complete();
         },
       });

@@ -71,22 +71,27 @@ export class TextChunker {
       if (kind === 'sentence' || this.current.trim().length >= minChunkLength) this.emitLong(out);
       return;
     }
-    const currentLength = this.current.trim().length;
-    if (currentLength >= minChunkLength && currentLength + piece.trimEnd().length > chunkLength) {
-      // Prefer closing the chunk at its last sentence end, carrying the clauses after it over.
-      const sentenceEnd = this.lastSentenceEnd();
-      const carried = sentenceEnd > 0 && this.current.slice(0, sentenceEnd).trim().length >= minChunkLength
-        ? this.current.slice(sentenceEnd)
-        : '';
-      this.emit(this.current.slice(0, this.current.length - carried.length), out);
-      this.current = carried;
-      if ((carried + piece).trim().length > chunkLength && carried.trim().length >= minChunkLength) {
-        this.emit(carried, out);
-        this.current = '';
-      }
-    }
+    this.closeBefore(piece, out);
     this.current += piece;
     if (this.current.trim().length > chunkLength) this.emitLong(out, true);
+  }
+
+  /** Closes the current chunk when `piece` would overflow it (and it is long enough to close). */
+  private closeBefore(piece: string, out: string[]): void {
+    const { chunkLength, minChunkLength } = this.options;
+    const currentLength = this.current.trim().length;
+    if (currentLength < minChunkLength || currentLength + piece.trimEnd().length <= chunkLength) return;
+    // Prefer closing the chunk at its last sentence end, carrying the clauses after it over.
+    const sentenceEnd = this.lastSentenceEnd();
+    const carried = sentenceEnd > 0 && this.current.slice(0, sentenceEnd).trim().length >= minChunkLength
+      ? this.current.slice(sentenceEnd)
+      : '';
+    this.emit(this.current.slice(0, this.current.length - carried.length), out);
+    this.current = carried;
+    if ((carried + piece).trim().length > chunkLength && carried.trim().length >= minChunkLength) {
+      this.emit(carried, out);
+      this.current = '';
+    }
   }
 
   /** Offset in `current` just after its last sentence end, or -1. */
@@ -106,6 +111,9 @@ export class TextChunker {
   /** Text without a boundary that already overflows a chunk is cut at word boundaries (the last word stays). */
   private cutLongTail(out: string[]): void {
     const { chunkLength } = this.options;
+    if ((this.current + this.pending).trim().length <= chunkLength) return;
+    // The chunk so far closes as it would when the whole clause arrives; only then are words carried over.
+    if (this.emitted > 0 || this.options.latency === 'normal') this.closeBefore(this.pending, out);
     if ((this.current + this.pending).trim().length <= chunkLength) return;
     const lastSpace = this.pending.search(/\s\S*$/);
     if (lastSpace <= 0) return;

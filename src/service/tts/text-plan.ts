@@ -29,10 +29,9 @@ const speakerTag = /<\|speaker:(\d+)\|>/g;
  */
 export function planChunks(text: string, options: ChunkingOptions, speakerCount: number, startSpeaker = 0): TextPlan {
   const tags = [...text.matchAll(speakerTag)];
-  const startsTagged = /^\s*<\|speaker:\d+\|>/.test(text);
-  const tagged = startSpeaker !== 0 && !startsTagged ? `<|speaker:${startSpeaker}|>${text}` : text;
   const chunks: SpeechChunk[] = [];
-  for (const segment of parseSpeakerSegments(tagged, speakerCount)) {
+  // A leading tag of the text makes this one an empty segment, which is dropped.
+  for (const segment of parseSpeakerSegments(`<|speaker:${startSpeaker}|>${text}`, speakerCount)) {
     const spoken = options.normalize ? normalizeEnglish(segment.text) : segment.text;
     const pieces = chunkText(spoken, {
       chunkLength: options.chunkLength,
