@@ -74,6 +74,31 @@ async function werByKind(engine: PocketSphinxEngine, band: 'wide' | 'telephone')
   };
 }
 
+/**
+ * Like a phone call's first answer: each clip through the telephone channel, streamed in 20 ms frames to a
+ * fresh recognizer for telephone-band audio (live normalisation from the telephone starting mean).
+ */
+async function streamingTelephoneWer(engine: PocketSphinxEngine) {
+  const totals: Record<string, { errors: number; words: number }> = {};
+  for (const clip of clips) {
+    const pcm = await telephone(clip.pcm);
+    for (const mode of clip.kind === 'sentence' ? ['open'] : ['open', 'expected']) {
+      const recognizer = engine.createRecognizer({ telephoneBand: true });
+      if (mode === 'expected') await recognizer.expect!(expectationsOf[clip.kind]);
+      for (let at = 0; at < pcm.length; at += 320) await recognizer.write(pcm.subarray(at, at + 320));
+      const heard = await recognizer.finish();
+      recognizer.close();
+      const e = wordErrors(clip.text, heard.text);
+      for (const key of [`${clip.kind === 'sentence' ? 'sentence' : 'short_answers'}/${clip.fold}/${mode}`]) {
+        const t = (totals[key] ??= { errors: 0, words: 0 });
+        t.errors += e.errors;
+        t.words += e.words;
+      }
+    }
+  }
+  return Object.fromEntries(Object.entries(totals).map(([key, t]) => [key, round(t.errors / t.words)]));
+}
+
 async function falseAccepts(engine: PocketSphinxEngine, band: 'wide' | 'telephone') {
   const trials = { tuning: 0, held_out: 0 };
   const accepted = { tuning: 0, held_out: 0 };
@@ -147,6 +172,7 @@ const sections: Array<[string, () => Promise<unknown>, boolean]> = [
   ['ivr_calls', () => ivrCalls(), false],
   ['wer_8k', () => werByKind(engine, 'telephone'), false],
   ['false_accepts_8k', () => falseAccepts(engine, 'telephone'), false],
+  ['wer_8k_streaming', () => streamingTelephoneWer(engine), false],
 ];
 try {
   for (const [name, run, inQuick] of sections) {
