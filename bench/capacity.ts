@@ -1,7 +1,9 @@
 /**
  * Capacity benchmark: prints one JSON line per part (with the load average, since the machine may be shared).
  * (a) embedded stack, N concurrent staggered real-time fixture calls: voice-to-voice p50/p95, RSS and CPU per call,
- *     and the largest N whose p95 stays within 1.5x of one call's;
+ *     where the time goes (ms each engine pool's threads and the main thread worked per call-second, event-loop
+ *     lag, ASR final after end of speech), idle RSS (one recognizer worker) and warm RSS (all started), and the
+ *     largest N whose p95 stays within 1.5x of one call's;
  * (b) framework only, engines doubled at hosted latencies: 200+ concurrent calls, overhead p95, MB per call,
  *     and 1,000 sequential calls' memory growth;
  * (c) `shoal serve`: 20 concurrent TTS requests per format, p95.

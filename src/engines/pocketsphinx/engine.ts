@@ -55,8 +55,8 @@ export class PocketSphinxEngine implements SpeechRecognitionEngine {
 
   /**
    * Loads a decoder in the first worker ahead of the first call; resolves with the model load in ms (0 if one
-   * was idle). The other workers start when calls overlap (a call's model load is paid when it opens, during
-   * the greeting), so an idle process holds one copy of the model (~130 MB), not one per core.
+   * was idle). The other workers start when calls overlap: the recognizer that starts one (at its call's first
+   * utterance) waits for it once, 1-2 s. An idle process thus holds one copy of the model (~130 MB), not one per core.
    */
   async preload(): Promise<number> {
     this.ensureAvailable();

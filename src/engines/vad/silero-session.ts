@@ -57,7 +57,7 @@ export interface SileroStep {
   state: Float32Array;
 }
 
-/** Runs Silero steps in this thread, on the process's shared session for `modelPath`. */
+/** Something that runs Silero steps: resolves `ready` once the model is loaded. */
 export interface SileroInference {
   readonly ready: Promise<unknown>;
   run(input: Float32Array, state: Float32Array): Promise<SileroStep>;
@@ -65,9 +65,10 @@ export interface SileroInference {
 
 const sampleRate = 16000;
 
-export function sileroInference(modelPath?: string | Promise<Ort.InferenceSession>): SileroInference {
+/** Runs Silero steps in this thread, on the thread's shared session for `modelPath`. */
+export function sileroInference(modelPath?: string): SileroInference {
   const ort = onnxRuntime();
-  const session = typeof modelPath === 'object' ? modelPath : sileroSession(modelPath);
+  const session = sileroSession(modelPath);
   const rate = new ort.Tensor('int64', BigInt64Array.from([BigInt(sampleRate)]), []);
   return {
     ready: session,
