@@ -41,12 +41,12 @@ async function startSynthesis(
   admission: StreamAdmission,
 ): Promise<StartedSynthesis> {
   requireContentType(request, ttsContentTypes);
-  admission.admit(reply);
   const model = modelForHttp(request.headers.model);
   const plan = await prepareTts({ body: request.body, msgpack: isMsgpack(request), principal: principalOf(request), model }, service);
   const { chunks, characters } = planChunks(plan.request.text, plan.chunking, plan.synthesis.voices.length);
   if (chunks.length === 0) throw new ServiceError(400, 'text has nothing to speak; send some words');
   span.span.setAttributes({ [spanAttributes.ttsModel]: model.id, [spanAttributes.ttsFormat]: plan.encoder.format, [spanAttributes.ttsChunks]: chunks.length });
+  admission.admit(reply);
   const reservation = await reserveFor(service.accounts, request, { kind: 'tts', characters });
   const delivered = new DeliveredText(chunks, characters);
   const controller = new AbortController();
