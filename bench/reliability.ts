@@ -2,8 +2,11 @@
  * Hardening figures of `shoal serve`, measured from outside on a real process: the largest delay of a cheap
  * request (GET /wallet/self/api-credit) while each kind of heavy work runs (targets p99 <= 100 ms, max <= 300 ms),
  * idle connections still held after the headers timeout, server memory per unread live session (<= 5 MB),
- * RSS before/after a burst and after a quiet minute (within 150 MB), and the balance after an overdraft race.
- * Prints one JSON object. Run: npx tsx bench/reliability.ts [--quiet-ms 60000]
+ * RSS before/after a burst and after a quiet minute (within 150 MB), the balance after an overdraft race, and
+ * overload: 60 concurrent long TTS requests, where the excess must get 503 + Retry-After at once and the
+ * admitted ones keep their pace (first-byte and whole-response p95 of admitted vs one request alone).
+ * Prints one JSON object. Run: npx tsx bench/reliability.ts [--quiet-ms 60000] [--only stalls,overload,...]
+ * (parts: stalls, connections, unread, burst, race, overload).
  */
 import { encode } from '@msgpack/msgpack';
 import os from 'node:os';
@@ -15,6 +18,9 @@ import { startServeProcess, unreadLiveSessionMb } from '../test/serve-process.js
 
 const quietArg = process.argv.indexOf('--quiet-ms');
 const quietMs = quietArg > 0 ? Number(process.argv[quietArg + 1]) : 60_000;
+const onlyArg = process.argv.indexOf('--only');
+const only = onlyArg > 0 ? new Set(process.argv[onlyArg + 1]!.split(',')) : undefined;
+const runs = (part: string) => !only || only.has(part);
 const serve = await startServeProcess();
 const auth = { authorization: 'Bearer sk_dev' };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -96,67 +102,100 @@ const heavy: Record<string, () => Promise<unknown>> = {
 };
 
 const loadBefore = os.loadavg();
-const stalls: Record<string, unknown> = {};
-for (const [name, work] of Object.entries(heavy)) stalls[name] = await stallDuring(work);
+const figures: Record<string, unknown> = {};
 
-// Idle connections: opened, never written to; how many are still open 2 s after the 10 s headers timeout.
-const idle = await Promise.all(Array.from({ length: 1000 }, () => openRaw(serve.url)));
-await sleep(12_000);
-const connectionsHeld = idle.filter((raw) => !raw.socket.destroyed && raw.socket.readyState === 'open').length;
-idle.forEach((raw) => raw.socket.destroy());
+if (runs('stalls')) {
+  const stalls: Record<string, unknown> = {};
+  for (const [name, work] of Object.entries(heavy)) stalls[name] = await stallDuring(work);
+  figures.stallDuringHeavyWork = stalls;
+}
+
+if (runs('connections')) {
+  // Idle connections: opened, never written to; how many are still open 2 s after the 10 s headers timeout.
+  const idle = await Promise.all(Array.from({ length: 1000 }, () => openRaw(serve.url)));
+  await sleep(12_000);
+  figures.idleConnectionsOpened = idle.length;
+  figures.connectionsHeldAfterHeadersTimeout = idle.filter((raw) => !raw.socket.destroyed && raw.socket.readyState === 'open').length;
+  idle.forEach((raw) => raw.socket.destroy());
+}
 
 // Unread live sessions: clients that send text and then stop reading.
-const unreadSessionMb = await unreadLiveSessionMb(serve, 'sk_dev');
+if (runs('unread')) figures.unreadLiveSessionMb = await unreadLiveSessionMb(serve, 'sk_dev');
 
-// Memory across a burst: 20 parallel 2,000-character requests.
-await sleep(2000);
-const rssBeforeBurstMb = round(serve.rssMb());
-const burstText = 'Sentence number one keeps the answer going a little longer. '.repeat(34).slice(0, 2000);
-const burst = await Promise.all(
-  Array.from({ length: 20 }, async () => {
-    const response = await fetch(`${serve.url}/v1/tts`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ text: burstText, format: 'mp3' }) });
-    await response.arrayBuffer();
-    return response.status;
-  }),
-);
-const rssAfterBurstMb = round(serve.rssMb());
-await sleep(quietMs);
-const rssAfterQuietMb = round(serve.rssMb());
+if (runs('burst')) {
+  // Memory across a burst: 20 parallel 2,000-character requests.
+  await sleep(2000);
+  const rssBeforeBurstMb = round(serve.rssMb());
+  const burstText = 'Sentence number one keeps the answer going a little longer. '.repeat(34).slice(0, 2000);
+  const burst = await Promise.all(
+    Array.from({ length: 20 }, async () => {
+      const response = await fetch(`${serve.url}/v1/tts`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ text: burstText, format: 'mp3' }) });
+      await response.arrayBuffer();
+      return response.status;
+    }),
+  );
+  const rssAfterBurstMb = round(serve.rssMb());
+  await sleep(quietMs);
+  figures.rssMb = { beforeBurst: rssBeforeBurstMb, afterBurst: rssAfterBurstMb, afterQuiet: round(serve.rssMb()), quietMs };
+  figures.burstStatuses = countBy(burst);
+}
 
-// The overdraft race: credit for 3 of 20 parallel requests.
-const raceText = 'Sentence number one keeps the answer going a little longer. '.repeat(10).trim();
-const price = priceOf({ kind: 'tts', characters: raceText.length });
-const racer = await serve.addUser('racer', 3 * price);
-const raceStatuses = await Promise.all(
-  Array.from({ length: 20 }, async () => {
-    const response = await fetch(`${serve.url}/v1/tts`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${racer.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ text: raceText, format: 'pcm' }),
-    });
-    await response.arrayBuffer();
-    return response.status;
-  }),
-);
-await sleep(500);
-const balanceAfterRaceMicros = await serve.balance('racer');
+if (runs('race')) figures.race = await overdraftRace();
+if (runs('overload')) figures.overload = await overload(60);
 await serve.stop();
 
-console.log(
-  JSON.stringify({
-    bench: 'reliability',
-    loadavgBefore: loadBefore.map(round),
-    loadavgAfter: os.loadavg().map(round),
-    cpus: os.cpus().length,
-    stallDuringHeavyWork: stalls,
-    idleConnectionsOpened: idle.length,
-    connectionsHeldAfterHeadersTimeout: connectionsHeld,
-    unreadLiveSessionMb: unreadSessionMb,
-    rssMb: { beforeBurst: rssBeforeBurstMb, afterBurst: rssAfterBurstMb, afterQuiet: rssAfterQuietMb, quietMs },
-    burstStatuses: countBy(burst),
-    race: { statuses: countBy(raceStatuses), balanceAfterRaceMicros },
-  }),
-);
+console.log(JSON.stringify({ bench: 'reliability', loadavgBefore: loadBefore.map(round), loadavgAfter: os.loadavg().map(round), cpus: os.cpus().length, ...figures }));
+
+/** The overdraft race: credit for 3 of 20 parallel requests. */
+async function overdraftRace() {
+  const raceText = 'Sentence number one keeps the answer going a little longer. '.repeat(10).trim();
+  const price = priceOf({ kind: 'tts', characters: raceText.length });
+  const racer = await serve.addUser('racer', 3 * price);
+  const raceStatuses = await Promise.all(
+    Array.from({ length: 20 }, async () => {
+      const response = await fetch(`${serve.url}/v1/tts`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${racer.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ text: raceText, format: 'pcm' }),
+      });
+      await response.arrayBuffer();
+      return response.status;
+    }),
+  );
+  await sleep(500);
+  return { statuses: countBy(raceStatuses), balanceAfterRaceMicros: await serve.balance('racer') };
+}
+
+/** One long TTS request: status, Retry-After, time to the headers, to the first audio byte and to the end. */
+async function timedTts() {
+  const text = 'A long answer keeps the engine busy for a while. '.repeat(20);
+  const sent = performance.now();
+  const response = await fetch(`${serve.url}/v1/tts`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ text, format: 'mp3' }) });
+  const headersMs = performance.now() - sent;
+  const reader = response.body!.getReader();
+  let firstByteMs: number | undefined;
+  for (let part = await reader.read(); !part.done; part = await reader.read()) firstByteMs ??= performance.now() - sent;
+  return { status: response.status, retryAfter: response.headers.get('retry-after'), headersMs, firstByteMs: firstByteMs ?? headersMs, totalMs: performance.now() - sent };
+}
+
+/** `concurrent` long TTS requests at once against the same request alone. */
+async function overload(concurrent: number) {
+  await timedTts();
+  const alone = [await timedTts(), await timedTts()];
+  const all = await Promise.all(Array.from({ length: concurrent }, () => timedTts()));
+  const admitted = all.filter((r) => r.status === 200);
+  const refused = all.filter((r) => r.status === 503);
+  return {
+    concurrent,
+    statuses: countBy(all.map((r) => r.status)),
+    refusedWithRetryAfter: refused.filter((r) => r.retryAfter !== null).length,
+    refusedMaxMs: round(Math.max(0, ...refused.map((r) => r.headersMs))),
+    aloneFirstByteMs: round(Math.min(...alone.map((r) => r.firstByteMs))),
+    aloneTotalMs: round(Math.min(...alone.map((r) => r.totalMs))),
+    admittedFirstByteP95Ms: round(percentile(admitted.map((r) => r.firstByteMs), 0.95)),
+    admittedTotalP95Ms: round(percentile(admitted.map((r) => r.totalMs), 0.95)),
+  };
+}
 
 function countBy(values: number[]): Record<string, number> {
   const counts: Record<string, number> = {};

@@ -172,6 +172,16 @@ describe('POST /model', () => {
       expect(response.status).toBe(413);
       expect(await response.json()).toMatchObject({ status: 413 });
       expect(await readdir(big.services.stores.files.modelsDir)).toEqual([]);
+      // The upload was streamed to the staging area, and removed when it went over the limit.
+      expect(await readdir(big.services.stores.files.stagingDir)).toEqual([]);
+      const fits = await fetch(`${big.url}/model`, {
+        method: 'POST',
+        headers: authHeaders(big.users.alice),
+        body: modelForm({ voices: [{ bytes: voice3s.subarray(0, 40_000), name: 'a.wav' }], texts: ['x'], visibility: 'private' }),
+      });
+      expect(fits.status).not.toBe(413);
+      await fits.arrayBuffer();
+      expect(await readdir(big.services.stores.files.stagingDir)).toEqual([]);
     } finally {
       await big.close();
     }

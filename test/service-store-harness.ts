@@ -4,7 +4,7 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FliteEngine, PocketSphinxEngine, type SpeechRecognitionEngine, type TextToSpeechEngine } from '../src/engines/index.js';
-import { BuiltinVoices, createSpeechService } from '../src/service/index.js';
+import { BuiltinVoices, createSpeechService, type ServiceLimits } from '../src/service/index.js';
 import { creditsToMicros, hashKeySecret, openAccountServices, type AccountServices, type AccountServicesOptions } from '../src/service/store/index.js';
 
 export interface TestUser {
@@ -28,7 +28,7 @@ export const testEngines = {
   asr: () => (asr ??= new PocketSphinxEngine()),
 };
 
-export async function startHarness(options: Partial<AccountServicesOptions> & { dataDir?: string } = {}): Promise<Harness> {
+export async function startHarness(options: Partial<AccountServicesOptions> & { dataDir?: string; limits?: Partial<ServiceLimits> } = {}): Promise<Harness> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'shoal-svc-')));
   const services = await openAccountServices(dataDir, { engines: testEngines, ...options });
   const users = {} as Harness['users'];
@@ -46,6 +46,7 @@ export async function startHarness(options: Partial<AccountServicesOptions> & { 
     extraRoutes: [services.routes],
     engines: testEngines,
     logLevel: 'silent',
+    ...(options.limits ? { limits: options.limits } : {}),
   });
   const url = await service.listen({ host: '127.0.0.1', port: 0 });
   return {

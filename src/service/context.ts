@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import type { SpeechRecognitionEngine, TextToSpeechEngine } from '../engines/types.js';
 import type { AccountGate, VoiceResolver } from './accounts.js';
 import { defaults as msgpackDefaults, type MsgpackLimits } from './http/msgpack.js';
@@ -18,6 +19,12 @@ export interface ServiceLimits {
   defaultBodyBytes: number;
   /** Largest text of one TTS request or live session buffer, in characters. */
   maxTextCharacters: number;
+  /**
+   * HTTP TTS responses synthesised at once (both TTS routes together); one more is refused at once with 503
+   * and Retry-After, so the admitted ones keep their pace. Default: two per core (a response keeps about half
+   * a core busy between synthesis and encoding). Live sessions have their own cap.
+   */
+  ttsStreams: number;
   msgpack: MsgpackLimits;
 }
 
@@ -29,6 +36,7 @@ export const defaultLimits: ServiceLimits = {
   voiceDesignBodyBytes: 64 * 1024,
   defaultBodyBytes: 1024 * 1024,
   maxTextCharacters: 100_000,
+  ttsStreams: 2 * availableParallelism(),
   msgpack: msgpackDefaults,
 };
 

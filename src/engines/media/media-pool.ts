@@ -76,10 +76,10 @@ export class MediaPool {
     }
   }
 
-  /** Decodes WAV/MP3/Ogg Opus/FLAC bytes to mono PCM, at `sampleRate` when given (else the file's rate). */
-  async decode(bytes: Uint8Array, options: { sampleRate?: number; keepSource?: boolean } & RunOptions = {}): Promise<MediaSuccess<'decode'>> {
+  /** Decodes WAV/MP3/Ogg Opus/FLAC (bytes, or a file's path) to mono PCM, at `sampleRate` when given (else the file's rate). */
+  async decode(file: Uint8Array | string, options: { sampleRate?: number; keepSource?: boolean } & RunOptions = {}): Promise<MediaSuccess<'decode'>> {
     const { signal, sampleRate, keepSource } = options;
-    const request: MediaRequest = { op: 'decode', bytes, ...(sampleRate ? { sampleRate } : {}), ...(keepSource ? { keepSource } : {}) };
+    const request: MediaRequest = { op: 'decode', file, ...(sampleRate ? { sampleRate } : {}), ...(keepSource ? { keepSource } : {}) };
     return expect(await this.pool.run(request, { signal }), 'decode');
   }
 

@@ -7,8 +7,8 @@ export type MediaRequest =
   | { op: 'write'; stream: number; pcm: Int16Array }
   | { op: 'end'; stream: number }
   | { op: 'close'; stream: number }
-  /** Decodes an audio file; `sampleRate` resamples it, `keepSource` also returns the samples at the file's rate. */
-  | { op: 'decode'; bytes: Uint8Array; sampleRate?: number; keepSource?: boolean }
+  /** Decodes an audio file (bytes, or a path the worker reads); `sampleRate` resamples it, `keepSource` also returns the samples at the file's rate. */
+  | { op: 'decode'; file: Uint8Array | string; sampleRate?: number; keepSource?: boolean }
   /** Decodes each file, resamples to 16 kHz, joins them and picks the nearest engine voice. */
   | { op: 'voice'; files: Uint8Array[] }
   /** The nearest engine voice to 16 kHz samples already decoded. */

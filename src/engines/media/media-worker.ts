@@ -1,4 +1,5 @@
 /** Worker thread for the media pool: encoders keep their stream state here; decoding and analysis run here too. */
+import { readFile } from 'node:fs/promises';
 import { parentPort } from 'node:worker_threads';
 import { concatSamples, createEncoder, decodeAudio, resample, type StreamingEncoder } from '../../audio/index.js';
 import { analyzeVoice, nearestVoice } from '../voice/index.js';
@@ -54,7 +55,7 @@ async function handle(request: MediaRequest): Promise<Reply> {
       return { ok: true, op: 'bytes', bytes: new Uint8Array(0) };
     }
     case 'decode': {
-      const decoded = await decodeFile(request.bytes);
+      const decoded = await decodeFile(typeof request.file === 'string' ? await readFile(request.file) : request.file);
       const durationMs = (decoded.samples.length * 1000) / decoded.sampleRate;
       const rate = request.sampleRate ?? decoded.sampleRate;
       const samples = rate === decoded.sampleRate ? decoded.samples : await resample(decoded.samples, decoded.sampleRate, rate);

@@ -10,10 +10,10 @@ export interface DecodedAudio {
 /** What model creation needs from the audio library and the engines; injectable so tests can swap engines. */
 export interface ModelAudioTools {
   /**
-   * Decodes an uploaded file (WAV, MP3, FLAC, Ogg Opus ...) to mono PCM at its own rate and at 16 kHz;
+   * Decodes an uploaded file (its bytes, or its path: then it is read in the worker) (WAV, MP3, FLAC, Ogg Opus ...) to mono PCM at its own rate and at 16 kHz;
    * throws on bytes it cannot read.
    */
-  decode(bytes: Uint8Array): Promise<{ source: DecodedAudio; pcm16k: Int16Array }>;
+  decode(file: Uint8Array | string): Promise<{ source: DecodedAudio; pcm16k: Int16Array }>;
   /** The engine voice settings closest to the speaker of these 16 kHz samples; ReferenceTooShortError without voiced speech. */
   voiceSettings(pcm16k: Int16Array[]): Promise<VoiceSettings>;
   /** Throws EngineUnavailableError when no recogniser is installed. */
@@ -32,8 +32,8 @@ export interface ModelEngines {
 /** Tools over the media worker pool (decoding, voice analysis) and the engines; nothing heavy on the event loop. */
 export function createModelAudioTools(engines: ModelEngines, media: MediaPool = MediaPool.shared()): ModelAudioTools {
   return {
-    async decode(bytes) {
-      const decoded = await media.decode(bytes, { sampleRate: 16_000, keepSource: true });
+    async decode(file) {
+      const decoded = await media.decode(file, { sampleRate: 16_000, keepSource: true });
       return { source: decoded.source ?? { samples: decoded.samples, sampleRate: decoded.sampleRate }, pcm16k: decoded.samples };
     },
     voiceSettings: (pcm16k) => media.voiceOfPcm(concatSamples(pcm16k)),

@@ -47,7 +47,7 @@ export function parseCreateForm(form: ModelForm, maxVoices: number): CreateModel
   if (voices.length === 0) issues.add(['voices'], 'missing', 'voices is required: upload at least one audio file');
   if (voices.length > maxVoices) issues.add(['voices'], 'too_long', `at most ${maxVoices} voices per model`);
   voices.forEach((voice, i) => {
-    if (voice.bytes.length === 0) issues.add(['voices', i], 'value_error', `voice ${voice.filename} is empty`);
+    if (voice.size === 0) issues.add(['voices', i], 'value_error', `voice ${voice.filename} is empty`);
   });
   const visibility = visibilityField(single(form, 'visibility', issues), issues) ?? 'public';
   const description = descriptionField(single(form, 'description', issues), issues) ?? '';
@@ -82,7 +82,7 @@ async function prepareVoice(
   let decoded: DecodedAudio;
   let pcm16k: Int16Array;
   try {
-    ({ source: decoded, pcm16k } = await tools.decode(voice.bytes));
+    ({ source: decoded, pcm16k } = await tools.decode(voice.stagedPath));
   } catch (error) {
     if (error instanceof EngineBusyError) throw error;
     throw new RequestValidationError([
@@ -156,7 +156,7 @@ export async function createModel(
     let coverFile = '';
     if (input.cover) {
       coverFile = `cover-${randomBytes(4).toString('hex')}.${input.cover.extension}`;
-      staged.push({ stagedPath: await store.stage(input.cover.file.bytes), file: coverFile });
+      staged.push({ stagedPath: input.cover.file.stagedPath, file: coverFile });
     }
     const generated: VoiceModelRecord['generated'] = [];
     let defaultText = '';

@@ -1,4 +1,6 @@
 import type { FastifyRequest } from 'fastify';
+import { open } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
 import { ServiceError } from '../accounts.js';
 
 /** Upload limits of the model routes. */
@@ -25,16 +27,39 @@ export const defaults: ModelUploadLimits = {
   fieldBytes: 64 * 1024,
 };
 
+/** An uploaded file, written to the store's staging area as it arrived (never held whole in memory). */
 export interface UploadedFile {
   filename: string;
   mimetype: string;
-  bytes: Buffer;
+  size: number;
+  stagedPath: string;
+  /** The first bytes, to tell what the file is. */
+  head: Uint8Array;
 }
 
 /** A form as lists of values per name: repeated fields keep their order. */
 export interface ModelForm {
   fields: Map<string, string[]>;
   files: Map<string, UploadedFile[]>;
+  /** Every staged upload: discard them once the request is done (attached ones have moved away by then). */
+  staged: string[];
+}
+
+/** Writes an upload to the staging area and returns its path (VoiceModelStore.stage). */
+export type Stage = (content: Uint8Array | Readable) => Promise<string>;
+
+const headBytes = 64;
+
+async function readHead(path: string): Promise<{ size: number; head: Uint8Array }> {
+  const handle = await open(path, 'r');
+  try {
+    const { size } = await handle.stat();
+    const head = new Uint8Array(Math.min(size, headBytes));
+    await handle.read(head, 0, head.length, 0);
+    return { size, head };
+  } finally {
+    await handle.close();
+  }
 }
 
 class UploadTooLargeError extends ServiceError {
@@ -61,11 +86,19 @@ function push<T>(map: Map<string, T[]>, name: string, value: T): void {
 }
 
 /**
- * Reads a multipart body (or an already parsed JSON/msgpack object, for PATCH) into a ModelForm, refusing
- * anything over the limits with 413 before it is held in memory.
+ * Reads a multipart body (or an already parsed JSON/msgpack object, for PATCH) into a ModelForm: files are
+ * streamed to the staging area as they arrive, anything over the limits is refused with 413 (and what was
+ * staged removed). The caller discards `form.staged` when the request is done.
  */
-export async function readModelForm(request: FastifyRequest, limits: ModelUploadLimits): Promise<ModelForm> {
-  const form: ModelForm = { fields: new Map(), files: new Map() };
+export async function readModelForm(request: FastifyRequest, limits: ModelUploadLimits, stage: Stage, discard: (paths: string[]) => Promise<void>): Promise<ModelForm> {
+  const form: ModelForm = { fields: new Map(), files: new Map(), staged: [] };
+  const keep = async (name: string, filename: string, mimetype: string, content: Uint8Array | Readable): Promise<UploadedFile> => {
+    const stagedPath = await stage(content);
+    form.staged.push(stagedPath);
+    const file = { filename, mimetype, stagedPath, ...(await readHead(stagedPath)) };
+    push(form.files, name, file);
+    return file;
+  };
   if (!request.isMultipart()) {
     const body = request.body;
     if (body === undefined || body === null) return form;
@@ -76,7 +109,7 @@ export async function readModelForm(request: FastifyRequest, limits: ModelUpload
       if (Array.isArray(value) && value.length === 0) form.fields.set(name, []);
       for (const item of Array.isArray(value) ? value : [value]) {
         if (item === null || item === undefined) continue;
-        if (item instanceof Uint8Array) push(form.files, name, { filename: name, mimetype: '', bytes: Buffer.from(item) });
+        if (item instanceof Uint8Array) await keep(name, name, '', item);
         else push(form.fields, name, typeof item === 'string' ? item : JSON.stringify(item));
       }
     }
@@ -96,11 +129,10 @@ export async function readModelForm(request: FastifyRequest, limits: ModelUpload
     for await (const part of parts) {
       if (part.type === 'file') {
         const limit = part.fieldname === 'cover_image' ? limits.coverBytes : limits.voiceBytes;
-        const bytes = await part.toBuffer();
-        if (bytes.length > limit) throw new UploadTooLargeError(`${part.fieldname} file ${part.filename} is over ${limit} bytes`);
-        total += bytes.length;
+        const file = await keep(part.fieldname, part.filename ?? part.fieldname, part.mimetype, part.file);
+        if (part.file.truncated || file.size > limit) throw new UploadTooLargeError(`${part.fieldname} file ${part.filename} is over ${limit} bytes`);
+        total += file.size;
         if (total > limits.totalBytes) throw new UploadTooLargeError(`upload is over ${limits.totalBytes} bytes`);
-        push(form.files, part.fieldname, { filename: part.filename ?? part.fieldname, mimetype: part.mimetype, bytes });
       } else {
         if (part.valueTruncated) throw new UploadTooLargeError(`field ${part.fieldname} is over ${limits.fieldBytes} bytes`);
         const value = String(part.value ?? '');
@@ -109,6 +141,7 @@ export async function readModelForm(request: FastifyRequest, limits: ModelUpload
       }
     }
   } catch (error) {
+    await discard(form.staged);
     throw unreadableMultipart(error);
   }
   return form;

@@ -88,7 +88,7 @@ export function coverField(form: ModelForm, issues: IssueList): { file: Uploaded
   }
   if (covers.length > 1) issues.add(['cover_image'], 'value_error', 'send one cover_image');
   const file = covers[0]!;
-  const match = imageSignatures.find(([, test]) => test(file.bytes));
+  const match = imageSignatures.find(([, test]) => test(Buffer.from(file.head)));
   if (!match) {
     issues.add(['cover_image'], 'value_error', 'cover_image is not a PNG, JPEG, GIF or WebP image');
     return undefined;

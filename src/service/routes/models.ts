@@ -10,7 +10,7 @@ import { canSee } from '../store/voice-resolver.js';
 import type { ModelAudioTools } from './models-audio.js';
 import { createModel, parseCreateForm } from './models-create.js';
 import { authorLookup, toModelEntity } from './models-entity.js';
-import { defaults as uploadDefaults, readModelForm, type ModelUploadLimits } from './models-form.js';
+import { defaults as uploadDefaults, readModelForm, type ModelForm, type ModelUploadLimits, type Stage } from './models-form.js';
 import { parseModelQuery } from './models-query.js';
 import { guessLanguage } from './models-quality.js';
 import {
@@ -53,14 +53,21 @@ export const modelRoutes: FastifyPluginAsync<ModelRoutesOptions> = async (app: F
     }
     return model;
   };
+  const stage: Stage = (content) => store.stage(content);
+  /** Staged uploads that were attached have moved into the model's folder; removing the rest is what is left. */
+  const discard = (paths: string[]) => store.discard(paths);
   const entity = async (request: FastifyRequest, model: VoiceModelRecord) =>
     toModelEntity(model, await authorLookup(options.getUser)(model.ownerId), baseUrl(request));
 
   app.post('/model', { bodyLimit: limits.totalBytes }, async (request, reply) => {
     const principal = principalOf(request);
-    const input = parseCreateForm(await readModelForm(request, limits), limits.voices);
-    const model = await createModel(input, principal.userId, store, tools);
-    return reply.code(201).send(await entity(request, model));
+    const form = await readModelForm(request, limits, stage, discard);
+    try {
+      const model = await createModel(parseCreateForm(form, limits.voices), principal.userId, store, tools);
+      return reply.code(201).send(await entity(request, model));
+    } finally {
+      await discard(form.staged);
+    }
   });
 
   app.get('/model', async (request) => {
@@ -78,7 +85,15 @@ export const modelRoutes: FastifyPluginAsync<ModelRoutesOptions> = async (app: F
 
   app.patch<{ Params: { id: string } }>('/model/:id', { bodyLimit: limits.coverBytes + limits.fieldBytes * 8 }, async (request) => {
     const model = await ownModel(request);
-    const form = await readModelForm(request, { ...limits, voices: 0, voiceBytes: 0 });
+    const form = await readModelForm(request, { ...limits, voices: 0, voiceBytes: 0 }, stage, discard);
+    try {
+      return await patchModel(model, form);
+    } finally {
+      await discard(form.staged);
+    }
+  });
+
+  const patchModel = async (model: VoiceModelRecord, form: ModelForm) => {
     const issues = new IssueList();
     rejectUnknown(form, patchFields, issues);
     const patch: ModelPatch = {};
@@ -98,11 +113,11 @@ export const modelRoutes: FastifyPluginAsync<ModelRoutesOptions> = async (app: F
     const staged: StagedFile[] = [];
     if (cover) {
       patch.coverFile = `cover-${randomBytes(4).toString('hex')}.${cover.extension}`;
-      staged.push({ stagedPath: await store.stage(cover.file.bytes), file: patch.coverFile });
+      staged.push({ stagedPath: cover.file.stagedPath, file: patch.coverFile });
     }
     if (!(await store.update(model.id, patch, staged))) throw notFound(model.id);
     return { status: 'ok' };
-  });
+  };
 
   app.delete<{ Params: { id: string } }>('/model/:id', async (request) => {
     const model = await ownModel(request);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 
 const tempSuffix = '.tmp';
 
@@ -26,15 +27,16 @@ export class FileArea {
     return join(this.modelsDir, safeName(modelId));
   }
 
-  /** Writes `bytes` durably to a new staged file and returns its path. */
-  async stage(bytes: Uint8Array): Promise<string> {
+  /** Writes bytes, or a stream as it arrives (an upload is never held whole), durably to a new staged file; returns its path. */
+  async stage(content: Uint8Array | Readable): Promise<string> {
     const name = randomBytes(12).toString('hex');
     const temp = join(this.stagingDir, `${name}${tempSuffix}`);
     const final = join(this.stagingDir, `${name}.staged`);
     const handle = await open(temp, 'wx');
     try {
       try {
-        await handle.writeFile(bytes);
+        if (content instanceof Uint8Array) await handle.writeFile(content);
+        else for await (const chunk of content) await handle.write(chunk as Uint8Array);
         await handle.sync();
       } finally {
         await handle.close();

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { join } from 'node:path';
 import type { SqliteDatabase } from './database.js';
 import { FileArea, safeName } from './file-area.js';
@@ -227,8 +228,8 @@ export class SqliteVoiceModelStore implements VoiceModelStore {
     return join(this.files.modelDir(id), safeName(file));
   }
 
-  stage(bytes: Uint8Array): Promise<string> {
-    return this.files.stage(bytes);
+  stage(content: Uint8Array | Readable): Promise<string> {
+    return this.files.stage(content);
   }
 
   discard(stagedPaths: string[]): Promise<void> {

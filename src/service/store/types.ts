@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { VoiceSettings } from '../../engines/types.js';
 
 /**
@@ -191,8 +192,8 @@ export interface VoiceModelStore {
   incrementTaskCount(id: string): Promise<void>;
   /** Absolute path of one of a model's files. */
   filePath(id: string, file: string): string;
-  /** Writes bytes to the staging area with fsync, for a later create/update. */
-  stage(bytes: Uint8Array): Promise<string>;
+  /** Writes bytes or a stream (as it arrives) to the staging area with fsync, for a later create/update. */
+  stage(content: Uint8Array | Readable): Promise<string>;
   /** Removes staged files that were never attached (after a failed request). */
   discard(stagedPaths: string[]): Promise<void>;
 }

@@ -16,6 +16,7 @@ import { prepareTts, type TtsPlan } from './prepare.js';
 import { synthesizeChunks, workingSampleRate, type SynthesizedChunk } from './synthesis.js';
 import { planChunks } from './text-plan.js';
 import { spanAttributes } from '../../tracing/index.js';
+import { StreamAdmission } from './stream-admission.js';
 
 const ttsContentTypes = ['application/json', ...msgpackTypes];
 
@@ -37,6 +38,7 @@ async function startSynthesis(
   reply: FastifyReply,
   service: ServiceContext,
   span: ServerSpan,
+  admission: StreamAdmission,
 ): Promise<StartedSynthesis> {
   requireContentType(request, ttsContentTypes);
   const model = modelForHttp(request.headers.model);
@@ -44,6 +46,7 @@ async function startSynthesis(
   const { chunks, characters } = planChunks(plan.request.text, plan.chunking, plan.synthesis.voices.length);
   if (chunks.length === 0) throw new ServiceError(400, 'text has nothing to speak; send some words');
   span.span.setAttributes({ [spanAttributes.ttsModel]: model.id, [spanAttributes.ttsFormat]: plan.encoder.format, [spanAttributes.ttsChunks]: chunks.length });
+  admission.admit(reply);
   const reservation = await reserveFor(service.accounts, request, { kind: 'tts', characters });
   const delivered = new DeliveredText(chunks, characters);
   const controller = new AbortController();
@@ -100,13 +103,14 @@ async function* timestampEvents(chunks: AsyncGenerator<EncodedChunk>): AsyncGene
 
 /** POST /v1/tts (chunked audio) and POST /v1/tts/stream/with-timestamp (SSE with word alignment). */
 export function registerTtsRoutes(app: FastifyInstance, service: ServiceContext): void {
+  const admission = new StreamAdmission(service.limits.ttsStreams);
   const routeOptions = { config: { inference: true }, bodyLimit: service.limits.ttsBodyBytes };
 
   app.post('/v1/tts', routeOptions, async (request, reply) => {
     const span = startServerSpan('tts', request.traceContext, { 'http.route': '/v1/tts' });
     request.traceId = span.traceId;
     try {
-      const started = await startSynthesis(request, reply, service, span);
+      const started = await startSynthesis(request, reply, service, span, admission);
       settleOnClose(request, reply, service, started, span);
       reply.header('content-type', started.plan.contentType);
       return reply.send(Readable.from(encodeBytes(started.source, started.encoder), { objectMode: false }));
@@ -120,7 +124,7 @@ export function registerTtsRoutes(app: FastifyInstance, service: ServiceContext)
     const span = startServerSpan('tts.stream', request.traceContext, { 'http.route': '/v1/tts/stream/with-timestamp' });
     request.traceId = span.traceId;
     try {
-      const started = await startSynthesis(request, reply, service, span);
+      const started = await startSynthesis(request, reply, service, span, admission);
       settleOnClose(request, reply, service, started, span);
       reply.header('content-type', 'text/event-stream; charset=utf-8').header('cache-control', 'no-cache');
       return reply.send(Readable.from(timestampEvents(encodeChunks(started.source, started.encoder)), { objectMode: false }));
