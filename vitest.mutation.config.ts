@@ -29,6 +29,10 @@ export const mutationTestFiles = [
   'test/frame-helpers.test.ts',
   'test/service-wallet.test.ts',
   'test/agent-tracing-context.test.ts',
+  'test/agent-llm-turns.test.ts',
+  'test/agent-speech-fallback.test.ts',
+  'test/agent-reply-tools.test.ts',
+  'test/listening-expectations.test.ts',
 ];
 
 /**

@@ -24,7 +24,7 @@ declare -A mutate=(
   [telephony]=src/transports/telephony/media-stream-messages.ts
   [telephony-endpoint]=src/transports/telephony/telephony-endpoint.ts
 )
-agent_doubles=test/agent-barge-in.test.ts,test/agent-interruption.test.ts,test/agent-call-timers.test.ts,test/agent-virtual-clock.test.ts,test/agent-modes.test.ts
+agent_doubles=test/agent-barge-in.test.ts,test/agent-interruption.test.ts,test/agent-call-timers.test.ts,test/agent-virtual-clock.test.ts,test/agent-modes.test.ts,test/agent-llm-turns.test.ts,test/agent-speech-fallback.test.ts,test/agent-reply-tools.test.ts,test/listening-expectations.test.ts
 declare -A tests=(
   [modes]=test/agent-modes.test.ts
   [tracing]=test/tracing-traceparent.test.ts,test/agent-service-stt-trace.test.ts,test/agent-service-stt.test.ts

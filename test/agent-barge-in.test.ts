@@ -39,6 +39,28 @@ describe('barge-in', () => {
     expect(session.history.map((m) => m.text)).toContain('please stop talking');
   });
 
+  it('records the cut reply as interrupted in the events, its turn report and the call summary; the next one as whole', async () => {
+    const { events, summary } = await runCall([
+      { atMs: 500, ms: 600, amplitude: 5000 },
+      { atMs: 3000, ms: 900, amplitude: 8000 },
+    ]);
+    const stopped = events.filter((e) => e.type === 'agent-stopped-speaking');
+    expect(stopped).toEqual([
+      { type: 'agent-stopped-speaking', turn: 1, interrupted: true },
+      { type: 'agent-stopped-speaking', turn: 2, interrupted: false },
+    ]);
+    expect(summary.turns.map((t) => [t.turn, t.userText, t.interrupted, t.metrics.interrupted])).toEqual([
+      [1, 'hello there', true, true],
+      [2, 'please stop talking', false, false],
+    ]);
+    expect(LONG_REPLY.startsWith(summary.turns[0]!.agentText)).toBe(true);
+    expect(summary.turns[0]!.agentText.length).toBeLessThan(LONG_REPLY.length);
+    expect(summary.interruptions).toBe(1);
+    expect(summary.errors).toBe(0);
+    expect(summary.reason).toBe('caller hung up');
+    expect(events.filter((e) => e.type === 'interrupted')).toHaveLength(1);
+  });
+
   it('a backchannel while the agent speaks does not interrupt it', async () => {
     const { events, session, track } = await runCall([
       { atMs: 500, ms: 600, amplitude: 5000 },
