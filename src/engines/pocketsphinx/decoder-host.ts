@@ -12,7 +12,7 @@ type LeaseRequest = RequestBody extends infer R ? (R extends { lease: number } ?
 /** One recognizer's decoder: it lives in one worker thread, so every request of the lease goes there. */
 export interface DecoderLease {
   request(body: LeaseRequest): Promise<Success>;
-  /** Returns the decoder to its worker's idle pool and frees the pin. */
+  /** Frees the pin and returns the decoder to its worker's idle pool. */
   release(): Promise<void>;
 }
 
@@ -55,11 +55,10 @@ export class DecoderHost {
     const lease: DecoderLease = {
       request: (body) => this.check(worker.run({ ...body, lease: id } as RequestBody)),
       release: async () => {
-        try {
-          await this.check(worker.run({ op: 'close', lease: id }));
-        } finally {
-          worker.release();
-        }
+        // The pin goes at once, so a call starting meanwhile does not count this one and start another worker;
+        // the close still runs on this worker after the lease's earlier requests.
+        worker.release();
+        await this.check(worker.run({ op: 'close', lease: id }));
       },
     };
     return { lease, opened: this.check(worker.run({ op: 'open', lease: id, telephoneBand })) };
