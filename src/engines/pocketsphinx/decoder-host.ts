@@ -18,7 +18,9 @@ export interface DecoderLease {
 
 /**
  * The main thread's handle on the decoder workers (one pool per configuration per process). Each recognizer
- * is pinned to the worker with the fewest recognizers, where its decoder stays for the whole call;
+ * is pinned to a worker for the whole call: a started worker takes two before another one is started (each
+ * holds ~130 MB of model, and a call whose last utterance is still being finished keeps its pin for a moment),
+ * then the worker with the fewest;
  * whole-buffer transcriptions go to the least-loaded worker and are refused (EngineBusyError) when the
  * pool's queue is full.
  */
@@ -30,7 +32,7 @@ export class DecoderHost {
   lastDecoderInitMs: number | undefined;
 
   constructor(options: PocketSphinxOptions, pool: Partial<Omit<WorkerPoolOptions, 'name'>> = {}) {
-    this.pool = new WorkerPool((index) => startModuleWorker(import.meta.url, 'decoder-worker', { options, index }), { name: 'pocketsphinx', ...pool });
+    this.pool = new WorkerPool((index) => startModuleWorker(import.meta.url, 'decoder-worker', { options, index }), { name: 'pocketsphinx', pinsBeforeStarting: 2, ...pool });
   }
 
   static shared(options: PocketSphinxOptions): DecoderHost {
