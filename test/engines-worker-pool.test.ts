@@ -18,7 +18,7 @@ parentPort.on('message', (job) => {
 });`;
 
 const pools: Array<WorkerPool<Job, Done>> = [];
-function pool(options: { size: number; maxQueue?: number; inFlightPerWorker?: number }): WorkerPool<Job, Done> {
+function pool(options: { size: number; maxQueue?: number; inFlightPerWorker?: number; pinsBeforeStarting?: number }): WorkerPool<Job, Done> {
   const made = new WorkerPool<Job, Done>(() => new Worker(source, { eval: true }), { name: 'test', ...options });
   pools.push(made);
   return made;
@@ -83,6 +83,20 @@ describe('worker pool', () => {
     const p = pool({ size: 2, inFlightPerWorker: 1 });
     const replies = await Promise.all([1, 2].map((n) => p.run({ id: `t${n}`, busyMs: 100 })));
     expect(new Set(replies.map((r) => r.thread)).size).toBe(2);
+  });
+
+  it('with pinsBeforeStarting, fills a started worker that far before starting another', async () => {
+    const p = pool({ size: 2, pinsBeforeStarting: 2 });
+    const first = p.pin();
+    await first.run({ id: 'a', busyMs: 0 });
+    const second = p.pin();
+    expect(second.index).toBe(first.index);
+    expect(p.stats.running).toBe(1);
+    const third = p.pin();
+    expect(third.index).not.toBe(first.index);
+    await third.run({ id: 'b', busyMs: 0 });
+    expect(p.stats.running).toBe(2);
+    expect(p.pin().index).toBe(third.index);
   });
 
   it('reports how long its workers worked, so a bench can tell the cores each engine uses', async () => {

@@ -27,8 +27,8 @@ export async function embeddedCapacity(counts: number[], staggerMs: number) {
   try {
     await call(true); // warm-up
     const idle = await settledMemory();
-    // Overlapping calls start the other engine workers once (each loads its model); the rows measure after that.
-    await Promise.all([call(true), call(true)]);
+    // Three overlapping calls start the second recognizer worker once (it loads its model); the rows measure after that.
+    await Promise.all([call(true), call(true), call(true)]);
     const warm = await settledMemory();
     for (const calls of counts) {
       const pools = poolActiveMs();

@@ -88,7 +88,7 @@ export async function createEmbeddedAgentStack(options: Partial<EmbeddedStackOpt
   try {
     await Promise.all([
       asr?.preload(),
-      new SileroVad().ready(),
+      new SileroVad().ready().then((vad) => vad.release()),
       // Under an unsampled trace: a warm-up is no call, and must not show up as a trace of its own.
       client.tts({ text: 'Ready.', format: 'wav', sample_rate: 16000 }, { traceparent: unsampledTraceparent() }).collect(),
     ]);

@@ -32,7 +32,7 @@ export async function createLocalAgentStack(options: Partial<LocalStackOptions> 
   const asr = new PocketSphinxEngine({ extraArguments: streamingAsrArguments });
   const flite = new FliteEngine();
   const stt = new StreamingEngineSpeechToText(asr, { interimEveryMs: interimEveryMsOf(mode) });
-  await Promise.all([asr.preload(), flite.warmUp(), new SileroVad().ready()]);
+  await Promise.all([asr.preload(), flite.warmUp(), new SileroVad().ready().then((vad) => vad.release())]);
   const tts = new ChunkedTextToSpeech((text, signal) => flite.synthesize(text, o.voice, signal));
   return {
     agentFor: (dialogue, overrides = {}) =>

@@ -12,13 +12,15 @@ type LeaseRequest = RequestBody extends infer R ? (R extends { lease: number } ?
 /** One recognizer's decoder: it lives in one worker thread, so every request of the lease goes there. */
 export interface DecoderLease {
   request(body: LeaseRequest): Promise<Success>;
-  /** Returns the decoder to its worker's idle pool and frees the pin. */
+  /** Frees the pin and returns the decoder to its worker's idle pool. */
   release(): Promise<void>;
 }
 
 /**
  * The main thread's handle on the decoder workers (one pool per configuration per process). Each recognizer
- * is pinned to the worker with the fewest recognizers, where its decoder stays for the whole call;
+ * is pinned to a worker for the whole call: a started worker takes two before another one is started (each
+ * holds ~130 MB of model, and a call whose last utterance is still being finished keeps its pin for a moment),
+ * then the worker with the fewest;
  * whole-buffer transcriptions go to the least-loaded worker and are refused (EngineBusyError) when the
  * pool's queue is full.
  */
@@ -30,7 +32,7 @@ export class DecoderHost {
   lastDecoderInitMs: number | undefined;
 
   constructor(options: PocketSphinxOptions, pool: Partial<Omit<WorkerPoolOptions, 'name'>> = {}) {
-    this.pool = new WorkerPool((index) => startModuleWorker(import.meta.url, 'decoder-worker', { options, index }), { name: 'pocketsphinx', ...pool });
+    this.pool = new WorkerPool((index) => startModuleWorker(import.meta.url, 'decoder-worker', { options, index }), { name: 'pocketsphinx', pinsBeforeStarting: 2, ...pool });
   }
 
   static shared(options: PocketSphinxOptions): DecoderHost {
@@ -55,11 +57,10 @@ export class DecoderHost {
     const lease: DecoderLease = {
       request: (body) => this.check(worker.run({ ...body, lease: id } as RequestBody)),
       release: async () => {
-        try {
-          await this.check(worker.run({ op: 'close', lease: id }));
-        } finally {
-          worker.release();
-        }
+        // The pin goes at once, so a call starting meanwhile does not count this one and start another worker;
+        // the close still runs on this worker after the lease's earlier requests.
+        worker.release();
+        await this.check(worker.run({ op: 'close', lease: id }));
       },
     };
     return { lease, opened: this.check(worker.run({ op: 'open', lease: id, telephoneBand })) };

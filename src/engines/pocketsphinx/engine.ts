@@ -55,7 +55,7 @@ export class PocketSphinxEngine implements SpeechRecognitionEngine {
 
   /**
    * Loads a decoder in the first worker ahead of the first call; resolves with the model load in ms (0 if one
-   * was idle). The other workers start when calls overlap: the recognizer that starts one (at its call's first
+   * was idle). The other workers start when the started ones hold two calls each: the recognizer that starts one (at its call's first
    * utterance) waits for it once, 1-2 s. An idle process thus holds one copy of the model (~130 MB), not one per core.
    */
   async preload(): Promise<number> {

@@ -15,6 +15,11 @@ export interface WorkerPoolOptions {
   inFlightPerWorker: number;
   /** The Retry-After suggested when the queue is full. */
   retryAfterMs: number;
+  /**
+   * Pins a started worker takes before `pin()` starts another one (after that, pins go to the worker with the
+   * fewest). 1 spreads at once; more keeps an engine whose workers each hold a large model in fewer threads.
+   */
+  pinsBeforeStarting: number;
 }
 
 /**
@@ -37,10 +42,11 @@ export const defaults: Omit<WorkerPoolOptions, 'name'> = {
   maxQueue: 64,
   inFlightPerWorker: 4,
   retryAfterMs: 1000,
+  pinsBeforeStarting: 1,
 };
 
 export function checkPoolOptions(options: WorkerPoolOptions): void {
-  for (const key of ['size', 'inFlightPerWorker'] as const) {
+  for (const key of ['size', 'inFlightPerWorker', 'pinsBeforeStarting'] as const) {
     if (!Number.isInteger(options[key]) || options[key] < 1) throw new RangeError(`${key} must be a positive integer, got ${options[key]}`);
   }
   if (!Number.isInteger(options.maxQueue) || options.maxQueue < 0) {

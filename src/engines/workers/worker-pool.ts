@@ -110,9 +110,15 @@ export class WorkerPool<Request extends object, Reply extends { seq: number }> {
     return this.enqueue(this.shared, body, options);
   }
 
-  /** Binds a user to the worker with the fewest pins (then the least load). */
+  /**
+   * Binds a user to the worker with the fewest pins (then the least load); a started worker with fewer than
+   * `pinsBeforeStarting` pins goes first, so another worker is started only when the started ones are that full.
+   */
   pin(): PinnedWorker<Request, Reply> {
-    const member = this.members.reduce((best, m) => (m.pins < best.pins || (m.pins === best.pins && load(m) < load(best)) ? m : best));
+    const fewest = (members: Array<Member<Request, Reply>>) =>
+      members.reduce((best, m) => (m.pins < best.pins || (m.pins === best.pins && load(m) < load(best)) ? m : best));
+    const roomy = this.members.filter((m) => m.client.running && m.pins < this.options.pinsBeforeStarting);
+    const member = fewest(roomy.length > 0 ? roomy : this.members);
     member.pins++;
     let released = false;
     return {
