@@ -32,13 +32,15 @@ function percentile(values: number[], q: number): number {
 }
 
 /** Latencies of back-to-back cheap requests while `heavy` runs. */
-async function stallDuring(heavy: () => Promise<unknown>) {
+async function stallDuring(heavy: () => Promise<number>) {
   const latencies: number[] = [];
   const probeErrors: string[] = [];
   let running = true;
   const started = performance.now();
   let heavyError: string | undefined;
+  let heavyStatus: unknown;
   const work = heavy()
+    .then((status) => (heavyStatus = status))
     .catch((error: unknown) => (heavyError = String((error as Error).cause ?? error)))
     .finally(() => (running = false));
   while (running) {
@@ -57,6 +59,7 @@ async function stallDuring(heavy: () => Promise<unknown>) {
     maxMs: round(Math.max(...latencies)),
     probes: latencies.length,
     heavyMs: Math.round(performance.now() - started),
+    ...(typeof heavyStatus === 'number' ? { heavyStatus } : {}),
     ...(probeErrors.length ? { probeErrors: probeErrors.length, firstProbeError: probeErrors[0] } : {}),
     ...(heavyError ? { heavyError } : {}),
     serverAlive: serve.child.exitCode === null,
@@ -67,7 +70,8 @@ const speech = await decodeAudio(readFileSync(new URL('../test/fixtures/speech/s
 const wavOfSeconds = (seconds: number) =>
   encodeWav(concatSamples(Array.from({ length: Math.ceil((seconds * speech.sampleRate) / speech.samples.length) }, () => speech.samples)), speech.sampleRate);
 
-const heavy: Record<string, () => Promise<unknown>> = {
+/** Heavy requests; each resolves with its HTTP status (reported as heavyStatus). */
+const heavy: Record<string, () => Promise<number>> = {
   // 100,000 characters: the first 15 s of the response (the rest is read and thrown away by aborting).
   'tts-100k-characters': async () => {
     const controller = new AbortController();
@@ -80,33 +84,41 @@ const heavy: Record<string, () => Promise<unknown>> = {
     });
     await response.arrayBuffer().catch(() => {});
     clearTimeout(timer);
+    return response.status;
   },
   'asr-120-s': async () => {
     const form = new FormData();
     form.set('audio', new Blob([new Uint8Array(wavOfSeconds(120))]), 'long.wav');
-    await (await fetch(`${serve.url}/v1/asr`, { method: 'POST', headers: auth, body: form })).arrayBuffer();
+    const response = await fetch(`${serve.url}/v1/asr`, { method: 'POST', headers: auth, body: form });
+    await response.arrayBuffer();
+    return response.status;
   },
   'model-upload-4x5MB-untranscribed': async () => {
     const form = new FormData();
     form.set('type', 'tts');
     form.set('title', 'bench voice');
     form.set('train_mode', 'fast');
+    form.set('visibility', 'private');
     const wav = new Uint8Array(wavOfSeconds(160));
     for (let i = 0; i < 4; i++) form.append('voices', new Blob([wav]), `v${i}.wav`);
-    await (await fetch(`${serve.url}/model`, { method: 'POST', headers: auth, body: form })).arrayBuffer();
+    const response = await fetch(`${serve.url}/model`, { method: 'POST', headers: auth, body: form });
+    await response.arrayBuffer();
+    return response.status;
   },
   'tts-inline-reference-10MB': async () => {
     const body = encode({ text: 'Speak like the reference.', format: 'wav', references: [{ audio: wavOfSeconds(320), text: 'reference speech' }] });
-    await (await fetch(`${serve.url}/v1/tts`, { method: 'POST', headers: { ...auth, 'content-type': 'application/msgpack' }, body })).arrayBuffer();
+    const response = await fetch(`${serve.url}/v1/tts`, { method: 'POST', headers: { ...auth, 'content-type': 'application/msgpack' }, body });
+    await response.arrayBuffer();
+    return response.status;
   },
 };
 
 const loadBefore = os.loadavg();
 const figures: Record<string, unknown> = {};
 
-if (runs('stalls')) {
+if (runs('stalls') || Object.keys(heavy).some((name) => only?.has(name))) {
   const stalls: Record<string, unknown> = {};
-  for (const [name, work] of Object.entries(heavy)) stalls[name] = await stallDuring(work);
+  for (const [name, work] of Object.entries(heavy)) if (!only || only.has('stalls') || only.has(name)) stalls[name] = await stallDuring(work);
   figures.stallDuringHeavyWork = stalls;
 }
 
