@@ -77,6 +77,6 @@ describe('turnAttributes', () => {
       [spanAttributes.turnInterrupted]: false,
     });
     const sparse = turnAttributes({ turn: 1, metrics: { interrupted: true } } as Parameters<typeof turnAttributes>[0]);
-    expect(sparse).toEqual({ [spanAttributes.turnNumber]: 1, [spanAttributes.turnInterrupted]: true });
+    expect(sparse).toStrictEqual({ [spanAttributes.turnNumber]: 1, [spanAttributes.turnInterrupted]: true }); // no undefined keys
   });
 });
