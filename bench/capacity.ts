@@ -6,7 +6,8 @@
  *     largest N whose p95 stays within 1.5x of one call's;
  * (b) framework only, engines doubled at hosted latencies: 200+ concurrent calls, overhead p95, MB per call,
  *     and 1,000 sequential calls' memory growth;
- * (c) `shoal serve`: 20 concurrent TTS requests per format, p95.
+ * (c) `shoal serve`: 20 concurrent TTS requests per format, p95, all 20 admitted (`--tts-streams 20`), then MP3 at the
+ *     default cap (the excess refused with 503).
  * Run: npx tsx bench/capacity.ts [--part embedded|framework|serve] [--quick]   (each part < 2 min)
  * Phone calls from outside: bench/phone-load.ts.
  */
@@ -44,6 +45,7 @@ if (!part || part === 'framework') {
 }
 if (!part || part === 'serve') {
   const before = load();
-  print('serve', { targets: targets.serve, ...(await serveConcurrentTts(20, ['mp3', 'opus', 'wav', 'pcm'])) }, before);
+  print('serve', { targets: targets.serve, ...(await serveConcurrentTts(20, ['mp3', 'opus', 'wav', 'pcm'], 20)) }, before);
+  print('serve-default-cap', await serveConcurrentTts(20, ['mp3']), load());
 }
 process.exit(0);

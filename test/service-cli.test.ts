@@ -9,7 +9,7 @@ const root = join(import.meta.dirname, '..');
 describe('shoal serve', () => {
   it('prints exactly "listening on http://HOST:PORT", serves with the dev key and stops cleanly on SIGTERM', async () => {
     const data = mkdtempSync(join(tmpdir(), 'shoal-serve-'));
-    const child = spawn(process.execPath, ['bin/shoal.js', 'serve', '--port', '0', '--data', data, '--dev-key', 'sk_cli_test', '--log-level', 'silent'], {
+    const child = spawn(process.execPath, ['bin/shoal.js', 'serve', '--port', '0', '--data', data, '--dev-key', 'sk_cli_test', '--tts-streams', '1', '--log-level', 'silent'], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -33,6 +33,15 @@ describe('shoal serve', () => {
     });
     expect(response.status).toBe(200);
     expect((await response.arrayBuffer()).byteLength).toBeGreaterThan(10_000);
+    const tts = (text: string) =>
+      fetch(`${url}/v1/tts`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer sk_cli_test', 'content-type': 'application/json' },
+        body: JSON.stringify({ text, format: 'wav' }),
+      }).then(async (r) => (await r.arrayBuffer(), r.status));
+    // --tts-streams 1: while a long response is synthesised, a second one is refused at once.
+    const statuses = await Promise.all([tts('A longer answer that takes a while to say. '.repeat(12)), tts('Second.')]);
+    expect(statuses.sort()).toEqual([200, 503]);
     const unauthorized = await fetch(`${url}/v1/tts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"text":"x"}' });
     expect(unauthorized.status).toBe(401);
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));

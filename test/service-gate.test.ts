@@ -80,7 +80,7 @@ describe('the account gate on every route', () => {
 
   it('releases every admission slot when responses end, and bills with the request id once', async () => {
     const gate = new SwitchableGate();
-    running = await startService({ accounts: gate });
+    running = await startService({ accounts: gate, limits: { ttsStreams: 8 } }); // five at once: above the default cap on 2 cores
     const headers = { authorization: 'Bearer sk_gate' };
     await Promise.all(
       Array.from({ length: 5 }, async () => (await postJson(`${running!.url}/v1/tts`, { text: 'Hello.', format: 'wav' }, headers)).arrayBuffer()),

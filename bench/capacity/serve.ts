@@ -1,4 +1,7 @@
-/** `shoal serve` (a child process): 20 concurrent TTS requests per format, time to the whole body. */
+/**
+ * `shoal serve` (a child process): 20 concurrent TTS requests per format, time to the whole body. `ttsStreams`
+ * is passed as `--tts-streams` (omitted: the service's default cap, which refuses the excess with 503).
+ */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,10 +10,11 @@ import { p, round } from './measure.js';
 
 const text = 'Thank you for calling. Your table for two is booked for seven thirty tonight.';
 
-export async function serveConcurrentTts(concurrent: number, formats: string[]) {
+export async function serveConcurrentTts(concurrent: number, formats: string[], ttsStreams?: number) {
   const data = mkdtempSync(join(tmpdir(), 'shoal-capacity-'));
   const key = 'shoal-bench-capacity-key';
-  const serve = await startShoal(['serve', '--port', '0', '--data', data, '--dev-key', key, '--log-level', 'warn'], /listening on (\S+)/);
+  const cap = ttsStreams ? ['--tts-streams', String(ttsStreams)] : [];
+  const serve = await startShoal(['serve', '--port', '0', '--data', data, '--dev-key', key, '--log-level', 'warn', ...cap], /listening on (\S+)/);
   const rows = [];
   try {
     const once = async (format: string) => {
@@ -37,7 +41,7 @@ export async function serveConcurrentTts(concurrent: number, formats: string[]) 
         bytes: round(ok[0]?.bytes, 0),
       });
     }
-    return { rss_mb: serve.rssMb(), rows };
+    return { tts_streams: ttsStreams ?? 'default', rss_mb: serve.rssMb(), rows };
   } finally {
     const code = await serve.stop();
     rmSync(data, { recursive: true, force: true });

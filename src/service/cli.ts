@@ -26,6 +26,7 @@ export async function runServe(options: ServeOptions): Promise<void> {
     accounts: accounts.accounts,
     voices: new BuiltinVoices(accounts.voices),
     extraRoutes: [accounts.routes],
+    ...(options.ttsStreams ? { limits: { ttsStreams: options.ttsStreams } } : {}),
     logger: createLogger({ level: options.logLevel }).child({ component: 'service' }),
   });
   let url: string;
