@@ -37,10 +37,17 @@ export async function concurrentCalls(calls: number, spreadMs: number) {
 
 /** `count` calls one after another on a virtual clock with zero-cost doubles: does memory grow per call? */
 export async function sequentialCalls(count: number) {
-  const agent = new VoiceAgent({ dialogue: new FixedDialogue('Sure.'), stt: new AmplitudeStt(), tts: new ToneTts(), vad: () => new EnergyVad(), mode: 'low-latency' });
-  for (let i = 0; i < 50; i++) await runFileCall(agent, track, { fast: true });
+  const dialogue = new FixedDialogue('Sure.');
+  const agent = new VoiceAgent({ dialogue, stt: new AmplitudeStt(), tts: new ToneTts(), vad: () => new EnergyVad(), mode: 'low-latency' });
+  // The test double keeps every dialogue input (and through it the call) for tests to read: forget them after
+  // each call, so only what the framework keeps is measured.
+  const call = async () => {
+    await runFileCall(agent, track, { fast: true });
+    dialogue.inputs.length = 0;
+  };
+  for (let i = 0; i < 50; i++) await call();
   const start = await settledMemory();
-  for (let i = 0; i < count; i++) await runFileCall(agent, track, { fast: true });
+  for (let i = 0; i < count; i++) await call();
   const end = await settledMemory();
   return {
     calls: count,

@@ -22,6 +22,9 @@ export class StreamAdmission {
       throw new ServiceError(503, `the server is synthesising ${this.open} responses, its limit; retry in a second`, 1);
     }
     this.open++;
+    // A streamed TTS response carries about a dozen 'close' listeners (gate, probes, billing, abort, fastify's
+    // stream plumbing), a fixed number per response: raise Node's leak warning threshold above it.
+    reply.raw.setMaxListeners(Math.max(reply.raw.getMaxListeners(), 20));
     reply.raw.once('close', () => this.open--);
   }
 }
