@@ -247,11 +247,6 @@ export class SphinxDecoder {
     this.lib.free(this.handle);
   }
 
-  /** How the last utterance's grammar result compared with open vocabulary (see `ExpectedSearch`). */
-  get lastComparison(): ExpectedSearch['lastComparison'] {
-    return this.expected.lastComparison;
-  }
-
   private current(): Hypothesis {
     return this.decoded().hypothesis;
   }

@@ -40,8 +40,6 @@ const batchCmn = 1;
  * result that fits the audio better (see `maxAcousticLossPerFrame`) is returned.
  */
 export class ExpectedSearch {
-  /** How the last utterance's grammar result compared with open vocabulary (for diagnostics and tuning). */
-  lastComparison: { lossPerFrame: number; coverage: number; grammarText: string; openPerFrame: number } | undefined;
   /** The grammar of this utterance, and of the next (expectations set mid-utterance wait for it). */
   private grammar: string | undefined;
   private next: string | undefined;
@@ -74,7 +72,6 @@ export class ExpectedSearch {
 
   /** `open` (the language model's result) or the grammar's, whichever fits the utterance's audio better. */
   choose(open: Decoded): Decoded {
-    this.lastComparison = undefined;
     if (!this.grammar || this.audio.length === 0) return open;
     const audio = concatSamples(this.audio);
     this.audio = [];
@@ -91,7 +88,6 @@ export class ExpectedSearch {
       const aligned = this.decode(openSearch, alignmentGrammar(open.hypothesis.text), audio);
       const lossPerFrame = (aligned.acousticScore - expected.acousticScore) / Math.max(1, expected.frames);
       const coverage = speechMs(expected) / Math.max(1, speechMs(aligned));
-      this.lastComparison = { lossPerFrame, coverage, grammarText: expected.hypothesis.text, openPerFrame: aligned.acousticScore / Math.max(1, aligned.frames) };
       if (lossPerFrame > this.options.maxAcousticLossPerFrame || coverage < this.options.minSpeechCoverage) return rejected;
       return { ...expected, hypothesis: { ...expected.hypothesis, expected: true } };
     } finally {
