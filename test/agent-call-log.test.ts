@@ -1,10 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { VoiceAgent } from '../src/agent/index.js';
 import { createLogger } from '../src/logging/index.js';
-import { VirtualClock } from '../src/pipeline/index.js';
-import { FileTransport } from '../src/transports/file/file-transport.js';
-import { AmplitudeStt, callerTrack, EnergyVad, FixedDialogue, ToneTts } from './agent-doubles.js';
+import { virtualCall } from './agent-virtual-call.js';
 
 /** A logger writing JSON lines into an array. */
 function capturedLogger(level: 'info' | 'warn' = 'info') {
@@ -20,20 +17,7 @@ function capturedLogger(level: 'info' | 'warn' = 'info') {
 
 async function loggedCall(level: 'info' | 'warn' = 'info') {
   const { lines, logger } = capturedLogger(level);
-  const clock = new VirtualClock();
-  const agent = new VoiceAgent({
-    dialogue: new FixedDialogue((input) => `you said ${input.userText}.`, 'Hi there.'),
-    stt: new AmplitudeStt(),
-    tts: new ToneTts(),
-    vad: () => new EnergyVad(),
-    mode: 'balanced',
-    clock,
-    logger,
-  });
-  const transport = new FileTransport(callerTrack(8000, [{ atMs: 500, ms: 600, amplitude: 5000 }, { atMs: 4000, ms: 700, amplitude: 8000 }]), clock, { maxTailMs: 60_000 });
-  const session = agent.handle(transport);
-  transport.settle = () => session.settled();
-  const summary = await session.summary;
+  const { summary, session } = await virtualCall({ logger });
   return { lines, summary, traceId: session.traceId };
 }
 
