@@ -24,6 +24,13 @@ export interface PocketSphinxOptions {
    * this should cover the utterances decoded at once; beyond it, decoders are freed and later loaded again.
    */
   idleDecoders: number;
+  /**
+   * Decoders one worker thread loads at most (each ~58 MB). A recognizer holds one only while an utterance is
+   * decoded; when all are busy, the next utterance's audio waits (buffered, the call's normalisation kept) and is
+   * decoded at once when one is given back. One thread decodes one utterance at a time anyway, so a second decoder
+   * only interleaves them.
+   */
+  decodersPerWorker: number;
 }
 
 const modelRoot = '/usr/share/pocketsphinx/model/en-us';
@@ -38,6 +45,7 @@ export const defaults: PocketSphinxOptions = {
   secondPass: true,
   extraArguments: [],
   idleDecoders: 4,
+  decodersPerWorker: 2,
 };
 
 export const installHint = 'apt-get install pocketsphinx pocketsphinx-en-us';
