@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { countFromEnv } from '../workers/index.js';
 
 /** Where pocketsphinx lives and how the decoder is configured. */
 export interface PocketSphinxOptions {
@@ -28,7 +29,7 @@ export interface PocketSphinxOptions {
    * Decoders one worker thread loads at most (each ~58 MB). A recognizer holds one only while an utterance is
    * decoded; when all are busy, the next utterance's audio waits (buffered, the call's normalisation kept) and is
    * decoded at once when one is given back. One thread decodes one utterance at a time anyway, so a second decoder
-   * only interleaves them.
+   * only interleaves them. Default 2, or `SHOAL_DECODERS_PER_WORKER`.
    */
   decodersPerWorker: number;
 }
@@ -45,7 +46,7 @@ export const defaults: PocketSphinxOptions = {
   secondPass: true,
   extraArguments: [],
   idleDecoders: 4,
-  decodersPerWorker: 2,
+  decodersPerWorker: countFromEnv(process.env, 'SHOAL_DECODERS_PER_WORKER') ?? 2,
 };
 
 export const installHint = 'apt-get install pocketsphinx pocketsphinx-en-us';
