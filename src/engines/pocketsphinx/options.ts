@@ -28,8 +28,11 @@ export interface PocketSphinxOptions {
   /**
    * Decoders one worker thread loads at most (each ~58 MB). A recognizer holds one only while an utterance is
    * decoded; when all are busy, the next utterance's audio waits (buffered, the call's normalisation kept) and is
-   * decoded at once when one is given back. One thread decodes one utterance at a time anyway, so a second decoder
-   * only interleaves them. Default 2, or `SHOAL_DECODERS_PER_WORKER`.
+   * decoded at once when one is given back. One thread decodes one utterance at a time anyway: with one decoder
+   * the utterances of a worker's calls are decoded one after the other, which measured faster under load than
+   * interleaving several decoders (4 calls: v2v p95 1.8 s with 1, 15.4 s with up to 8; bench/capacity.ts), at
+   * 1-5 MB per call instead of 40-53. The cost: an utterance can wait for another call's to end. Default 1, or
+   * `SHOAL_DECODERS_PER_WORKER`.
    */
   decodersPerWorker: number;
 }
@@ -46,7 +49,7 @@ export const defaults: PocketSphinxOptions = {
   secondPass: true,
   extraArguments: [],
   idleDecoders: 4,
-  decodersPerWorker: countFromEnv(process.env, 'SHOAL_DECODERS_PER_WORKER') ?? 2,
+  decodersPerWorker: countFromEnv(process.env, 'SHOAL_DECODERS_PER_WORKER') ?? 1,
 };
 
 export const installHint = 'apt-get install pocketsphinx pocketsphinx-en-us';
