@@ -4,7 +4,9 @@
  * 16 kHz and through the telephone channel, open vocabulary), the synthetic speech fixtures and the caller
  * side of the fixture calls (test/fixtures/calls, transcribed whole). Prints one JSON line per configuration.
  * CPU is process.cpuUsage() (all threads, user + system) around the decodes, after the model is loaded.
- * Run: flock /work/bench.lock npx tsx bench/recognizer-cost.ts [--only=baseline,topn2]
+ * `--dict=PATH` decodes with another pronunciation dictionary (e.g. the LM's most frequent words only: words of the
+ * language model missing from the dictionary are never hypothesised). RSS growth over the model load is printed too.
+ * Run: flock /work/bench.lock npx tsx bench/recognizer-cost.ts [--only=baseline,topn2] [--args="-maxwpf 20"] [--dict=PATH]
  */
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -38,6 +40,7 @@ const configs: Record<string, { extraArguments?: string[]; secondPass?: boolean 
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
 const extra = process.argv.find((a) => a.startsWith('--args='))?.slice('--args='.length);
 if (extra) configs[`custom:${extra}`] = { extraArguments: extra.split(' ') };
+const dictionaryPath = process.argv.find((a) => a.startsWith('--dict='))?.slice('--dict='.length);
 
 const telephone = async (pcm: Int16Array) => resample(decodeMuLaw(encodeMuLaw(await resample(pcm, 16000, 8000))), 8000, 16000);
 
@@ -65,8 +68,10 @@ async function loadClips(): Promise<Clip[]> {
 const round = (value: number, places = 3) => Math.round(value * 10 ** places) / 10 ** places;
 
 async function measure(name: string, clips: Clip[]) {
-  const engine = new PocketSphinxEngine(configs[name]);
+  const engine = new PocketSphinxEngine({ ...configs[name], ...(dictionaryPath ? { dictionaryPath } : {}) });
+  const rssBefore = process.memoryUsage().rss;
   await engine.preload();
+  const modelMb = (process.memoryUsage().rss - rssBefore) / 2 ** 20;
   const totals = new Map<string, { errors: number; words: number }>();
   let audioMs = 0;
   const before = process.cpuUsage();
@@ -84,6 +89,8 @@ async function measure(name: string, clips: Clip[]) {
   return {
     config: name,
     arguments: configs[name]!.extraArguments ?? [],
+    dictionary: dictionaryPath ?? 'default',
+    rss_model_load_mb: round(modelMb, 1),
     cpu_ms_per_audio_s: round((cpu.user + cpu.system) / audioMs, 1),
     wall_ms_per_audio_s: round((wallMs / audioMs) * 1000, 1),
     audio_s: round(audioMs / 1000, 1),

@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { EngineBusyError, WorkerPool } from '../src/engines/index.js';
-import { machineWorkers } from '../src/engines/workers/index.js';
+import { countFromEnv, machineWorkers } from '../src/engines/workers/index.js';
 
 interface Job { id: string; busyMs: number }
 interface Done { seq: number; id: string; thread: number; ran: string[] }
@@ -119,5 +119,11 @@ describe('machineWorkers', () => {
   it('takes SHOAL_WORKERS for every pool, and refuses a value that is not a positive integer', () => {
     expect(machineWorkers({ SHOAL_WORKERS: '3' }, 2, 8)).toBe(3);
     expect(() => machineWorkers({ SHOAL_WORKERS: '0' })).toThrow(/SHOAL_WORKERS must be a positive integer, got "0"/);
+  });
+
+  it('reads other counts from the environment the same way (SHOAL_DECODERS_PER_WORKER)', () => {
+    expect(countFromEnv({ SHOAL_DECODERS_PER_WORKER: '1' }, 'SHOAL_DECODERS_PER_WORKER')).toBe(1);
+    expect(countFromEnv({}, 'SHOAL_DECODERS_PER_WORKER')).toBeUndefined();
+    expect(() => countFromEnv({ SHOAL_DECODERS_PER_WORKER: '1.5' }, 'SHOAL_DECODERS_PER_WORKER')).toThrow(/SHOAL_DECODERS_PER_WORKER must be a positive integer/);
   });
 });

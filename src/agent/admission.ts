@@ -9,11 +9,12 @@ export interface AdmissionOptions {
 
 /**
  * CPU one call of the embedded stack costs the process, in ms per second of call: bench/capacity.ts
- * `cpu_ms_per_call_second` at 1 call on a quiet 2-core machine (recognition about two thirds of it, the event
- * loop (VAD, RxJS, live TTS socket) about a quarter, synthesis the rest). Hosted engines cost far less; pass
- * `maxCalls` for those.
+ * `cpu_ms_per_call_second` at 1 call, 225-256 in four session-4 runs on 2 cores at load 1.8-7.7 (275 in session
+ * 3, before flite reused its instance and the recognizer took `-maxhmmpf 7500 -maxwpf 20`); recognition about
+ * three quarters of it, the event loop (VAD, RxJS, live TTS socket) most of the rest. Hosted engines cost far
+ * less; pass `maxCalls` for those.
  */
-export const embeddedCallCpuMsPerSecond = 275;
+export const embeddedCallCpuMsPerSecond = 240;
 
 /** Share of the cores the calls may use at full capacity; the rest absorbs moments when every caller speaks. */
 export const cpuShareForCalls = 0.7;

@@ -83,7 +83,8 @@ export async function speechService(options: Pick<AgentCommandOptions, 'serviceU
     if (!apiKey) throw new MissingApiKeyError();
     return { url: options.serviceUrl, apiKey };
   }
-  const embedded = await startEmbeddedService({ logLevel: 'warn' });
+  // Synthesis starts with the first call's greeting (see EmbeddedStackOptions.warmTts).
+  const embedded = await startEmbeddedService({ logLevel: 'warn', warmUp: false });
   return { url: embedded.url, apiKey: embedded.apiKey, embedded };
 }
 

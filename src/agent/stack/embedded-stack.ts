@@ -24,9 +24,15 @@ export interface EmbeddedStackOptions {
   service?: { url: string; apiKey: string };
   /** Audio idle gap that ends a live utterance (the protocol has no end-of-flush event), ms. */
   liveUtteranceIdleMs: number;
+  /**
+   * Start speech synthesis with the stack. Off: the TTS engine starts on the first synthesis (the first greeting
+   * after the process starts takes ~0.3-0.7 s longer, once), and an agent waiting for its first call holds no
+   * synthesis worker (~60-80 MB).
+   */
+  warmTts: boolean;
 }
 
-export const embeddedDefaults: EmbeddedStackOptions = { mode: 'balanced', stt: 'engine', liveUtteranceIdleMs: 120 };
+export const embeddedDefaults: EmbeddedStackOptions = { mode: 'balanced', stt: 'engine', liveUtteranceIdleMs: 120, warmTts: false };
 
 export interface EmbeddedAgentStack extends AgentStack {
   client: SpeechClient;
@@ -39,8 +45,8 @@ export interface EmbeddedAgentStack extends AgentStack {
 /**
  * The whole stack in one process: the self-hosted speech service on a loopback port, the client, live TTS
  * (falling back to HTTP `/v1/tts` per piece), pocketsphinx streaming ASR (or `/v1/asr` per segment) and
- * Silero VAD. What `shoal talk`, `shoal agent` and the browser demo run on. Engines load here, before the
- * first call, so the first turn is as fast as the others.
+ * Silero VAD. What `shoal talk`, `shoal agent` and the browser demo run on. The recognizer and VAD load here,
+ * before the first call, so the first turn is as fast as the others; synthesis too with `warmTts`.
  */
 export async function createEmbeddedAgentStack(options: Partial<EmbeddedStackOptions> = {}): Promise<EmbeddedAgentStack> {
   const o = { ...embeddedDefaults, ...options };
@@ -52,7 +58,7 @@ export async function createEmbeddedAgentStack(options: Partial<EmbeddedStackOpt
     import('../../service/index.js'),
   ]);
   let embedded: EmbeddedService | undefined;
-  const service = o.service ?? (embedded = await startEmbeddedService({ logLevel: 'warn' }));
+  const service = o.service ?? (embedded = await startEmbeddedService({ logLevel: 'warn', warmUp: o.warmTts }));
   const client = new SpeechClient({ baseUrl: service.url, apiKey: service.apiKey, live: { utteranceIdleMs: o.liveUtteranceIdleMs } });
   const asr = o.stt === 'engine' ? new PocketSphinxEngine({ extraArguments: streamingAsrArguments }) : undefined;
   let fallbacks = 0;
@@ -90,7 +96,7 @@ export async function createEmbeddedAgentStack(options: Partial<EmbeddedStackOpt
       asr?.preload(),
       new SileroVad().ready().then((vad) => vad.release()),
       // Under an unsampled trace: a warm-up is no call, and must not show up as a trace of its own.
-      client.tts({ text: 'Ready.', format: 'wav', sample_rate: 16000 }, { traceparent: unsampledTraceparent() }).collect(),
+      o.warmTts ? client.tts({ text: 'Ready.', format: 'wav', sample_rate: 16000 }, { traceparent: unsampledTraceparent() }).collect() : undefined,
     ]);
   } catch (error) {
     await asr?.shutdown();

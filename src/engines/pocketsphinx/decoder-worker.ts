@@ -1,17 +1,28 @@
 /** Worker thread owning the pocketsphinx decoders: each recognizer borrows one per utterance; idle ones are kept for reuse. */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Expectation } from '../../agent/expectations.js';
+import type { Hypothesis } from '../types.js';
 import type { CepstralSnapshot } from './cepstral-mean.js';
 import { loadPocketSphinx, SphinxDecoder, type PocketSphinxLibrary, type SharedLanguageModel } from './decoder-binding.js';
+import { DecoderSupply } from './decoder-supply.js';
 import { decoderArguments } from './options.js';
 import type { DecoderReply, DecoderRequest, DecoderWorkerData } from './protocol.js';
 import { telephoneCepstralMean } from './telephone-cepstral-mean.js';
 
 const { options } = workerData as DecoderWorkerData;
+const empty: Hypothesis = { text: '', words: [] };
+
+/** A request that came while its lease waited for a decoder, kept in order for when it gets one. */
+type Backlogged =
+  | { op: 'write'; pcm: Int16Array }
+  | { op: 'expect'; expectations?: readonly Expectation[] }
+  | { op: 'finish'; done: (hypothesis: Hypothesis) => void };
+
 /**
  * A recognizer (one call) holds a decoder only while an utterance is being decoded; between utterances it
  * keeps just its normalisation (a few hundred bytes), and the decoder serves other calls. Decoders then
- * number the utterances decoded at once, not the calls.
+ * number the utterances decoded at once, not the calls, up to `decodersPerWorker`: past that, a lease's audio
+ * waits in its backlog until a decoder is given back, then is decoded at once.
  */
 interface Lease {
   decoder?: SphinxDecoder;
@@ -20,37 +31,32 @@ interface Lease {
   /** What the caller is expected to say, given to every decoder the lease borrows. */
   expectations?: readonly Expectation[];
   telephoneBand: boolean;
+  /** Set while the lease waits for a decoder. */
+  backlog?: Backlogged[];
+  leaveLine?: () => void;
 }
 const leases = new Map<number, Lease>();
-const idle: SphinxDecoder[] = [];
 let library: PocketSphinxLibrary | undefined;
 const languageModel: SharedLanguageModel = { path: options.languageModelPath };
 
 class UnavailableError extends Error {}
 
-/** A decoder that has heard nothing yet: a pooled one is reset, so no lease inherits another's audio. */
-function acquire(telephoneBand = false): { decoder: SphinxDecoder; initMs?: number } {
-  const initialMean = telephoneBand ? telephoneCepstralMean : undefined;
-  const reused = idle.pop();
-  if (reused) {
-    reused.startAfresh(initialMean);
-    return { decoder: reused };
-  }
-  const started = performance.now();
-  try {
-    library ??= loadPocketSphinx(options.libraryPath, options.sphinxbaseLibraryPath);
-    const decoder = SphinxDecoder.create(library, decoderArguments(options), languageModel);
-    if (initialMean) decoder.startAfresh(initialMean);
-    return { decoder, initMs: performance.now() - started };
-  } catch (error) {
-    throw new UnavailableError((error as Error).message);
-  }
-}
+const supply = new DecoderSupply(
+  () => {
+    try {
+      library ??= loadPocketSphinx(options.libraryPath, options.sphinxbaseLibraryPath);
+      return SphinxDecoder.create(library, decoderArguments(options), languageModel);
+    } catch (error) {
+      throw new UnavailableError((error as Error).message);
+    }
+  },
+  { loaded: options.decodersPerWorker, idle: options.idleDecoders },
+);
 
-function release(decoder: SphinxDecoder): void {
-  decoder.reset();
-  if (decoder.reusable && idle.length < options.idleDecoders) idle.push(decoder);
-  else decoder.free();
+/** A decoder taken from the supply starts afresh: nothing heard, the band's initial mean. */
+function startAfresh(decoder: SphinxDecoder, telephoneBand: boolean): SphinxDecoder {
+  decoder.startAfresh(telephoneBand ? telephoneCepstralMean : undefined);
+  return decoder;
 }
 
 /**
@@ -58,10 +64,7 @@ function release(decoder: SphinxDecoder): void {
  * decoder is ~58 MB, so after a busy hour the process shrinks back instead of keeping its peak.
  */
 function trimIdle(): void {
-  const keep = Math.max(1, leases.size);
-  if (idle.length <= keep) return;
-  for (const decoder of idle.splice(keep)) decoder.free();
-  library?.trimHeap();
+  if (supply.trim(Math.max(1, leases.size))) library?.trimHeap();
 }
 
 function leaseOf(id: number): Lease {
@@ -70,14 +73,20 @@ function leaseOf(id: number): Lease {
   return lease;
 }
 
-/** The lease's decoder, taking one (and the call's normalisation and expectations so far) when it has none. */
-function decoderOf(lease: Lease): SphinxDecoder {
-  if (lease.decoder) return lease.decoder;
-  const { decoder } = acquire(lease.telephoneBand);
+/** Gives the lease a decoder with the call's normalisation and expectations so far. */
+function attach(lease: Lease, decoder: SphinxDecoder): SphinxDecoder {
+  startAfresh(decoder, lease.telephoneBand);
   if (lease.carried) decoder.continueFrom(lease.carried);
   decoder.expect(lease.expectations);
   lease.decoder = decoder;
   return decoder;
+}
+
+/** The lease's decoder, taking a free one when it has none; undefined when every decoder is busy. */
+function decoderOf(lease: Lease): SphinxDecoder | undefined {
+  if (lease.decoder) return lease.decoder;
+  const taken = supply.take();
+  return taken && attach(lease, taken.decoder);
 }
 
 /** After an utterance: keep the call's normalisation and give the decoder back (a decoder that cannot be reset stays). */
@@ -86,74 +95,126 @@ function park(lease: Lease): void {
   if (!decoder?.reusable) return;
   lease.carried = decoder.normalisation();
   lease.decoder = undefined;
-  release(decoder);
+  supply.giveBack(decoder);
 }
 
-function handle(request: DecoderRequest): Omit<Extract<DecoderReply, { ok: true }>, 'seq'> {
+/** Runs a request on the lease's decoder now, or keeps it in the backlog until the lease gets one. */
+function submit(lease: Lease, request: Backlogged): void {
+  if (lease.backlog) {
+    lease.backlog.push(request);
+    return;
+  }
+  if (request.op === 'expect') {
+    // From the next utterance on; a decoder held mid-utterance takes them too (used when it starts another).
+    lease.expectations = request.expectations;
+    lease.decoder?.expect(request.expectations);
+    return;
+  }
+  if (request.op === 'finish' && !lease.decoder) {
+    request.done(empty);
+    return;
+  }
+  const decoder = decoderOf(lease);
+  if (!decoder) {
+    lease.backlog = [request];
+    lease.leaveLine = supply.wait((given) => catchUp(lease, given));
+  } else if (request.op === 'write') {
+    decoder.write(request.pcm);
+  } else {
+    const hypothesis = decoder.finish();
+    park(lease);
+    request.done(hypothesis);
+  }
+}
+
+/** Decodes what the lease heard while it waited, in order (after a finish, the rest may wait again). */
+function catchUp(lease: Lease, decoder: SphinxDecoder): void {
+  const backlog = lease.backlog ?? [];
+  lease.backlog = undefined;
+  lease.leaveLine = undefined;
+  attach(lease, decoder);
+  for (const request of backlog) submit(lease, request);
+}
+
+function close(id: number): void {
+  const lease = leases.get(id);
+  leases.delete(id);
+  if (!lease) return;
+  lease.leaveLine?.();
+  for (const request of lease.backlog ?? []) if (request.op === 'finish') request.done(empty);
+  if (lease.decoder) supply.giveBack(lease.decoder);
+  trimIdle();
+}
+
+type Success = Omit<Extract<DecoderReply, { ok: true }>, 'seq'>;
+
+function handle(request: DecoderRequest): Success | Promise<Success> {
   switch (request.op) {
     case 'open': {
-      // Loads a decoder now (so the model load is paid when the call starts) and parks it for the first utterance.
-      const { decoder, initMs } = acquire(request.telephoneBand);
-      const lease: Lease = { decoder, telephoneBand: request.telephoneBand ?? false };
+      // Loads a decoder now if the cap allows (so the model load is paid when the call starts) and parks it.
+      const lease: Lease = { telephoneBand: request.telephoneBand ?? false };
       leases.set(request.lease, lease);
-      if (decoder.reusable) {
-        lease.decoder = undefined;
-        release(decoder);
+      const taken = supply.take();
+      if (taken) {
+        const decoder = startAfresh(taken.decoder, lease.telephoneBand);
+        if (decoder.reusable) supply.giveBack(decoder);
+        else lease.decoder = decoder;
       }
-      return { ok: true, initMs };
+      return { ok: true, initMs: taken?.loadMs };
     }
-    case 'expect': {
-      // From the next utterance on; a decoder held mid-utterance takes them too (used when it starts another).
-      const lease = leaseOf(request.lease);
-      lease.expectations = request.expectations;
-      lease.decoder?.expect(request.expectations);
+    case 'expect':
+      submit(leaseOf(request.lease), { op: 'expect', expectations: request.expectations });
       return { ok: true };
-    }
     case 'write':
-      decoderOf(leaseOf(request.lease)).write(request.pcm);
+      submit(leaseOf(request.lease), { op: 'write', pcm: request.pcm });
       return { ok: true };
     case 'partial': {
       const decoder = leaseOf(request.lease).decoder;
-      return { ok: true, hypothesis: decoder ? decoder.partial() : { text: '', words: [] } };
+      return { ok: true, hypothesis: decoder ? decoder.partial() : empty };
     }
     case 'finish': {
       const lease = leaseOf(request.lease);
-      if (!lease.decoder) return { ok: true, hypothesis: { text: '', words: [] } };
-      const hypothesis = lease.decoder.finish();
-      park(lease);
-      return { ok: true, hypothesis };
+      return new Promise((resolve) => submit(lease, { op: 'finish', done: (hypothesis) => resolve({ ok: true, hypothesis }) }));
     }
-    case 'close': {
-      const lease = leases.get(request.lease);
-      leases.delete(request.lease);
-      if (lease?.decoder) release(lease.decoder);
-      trimIdle();
+    case 'close':
+      close(request.lease);
       return { ok: true };
-    }
     case 'dispose': {
-      for (const decoder of [...[...leases.values()].flatMap((l) => (l.decoder ? [l.decoder] : [])), ...idle]) decoder.free();
+      for (const id of [...leases.keys()]) leases.get(id)!.leaveLine?.();
+      supply.dispose([...leases.values()].flatMap((l) => (l.decoder ? [l.decoder] : [])));
       leases.clear();
-      idle.length = 0;
       if (library && languageModel.handle) library.freeLanguageModel(languageModel.handle);
       languageModel.handle = undefined;
       return { ok: true };
     }
     case 'transcribe': {
-      const { decoder, initMs } = acquire();
-      try {
-        decoder.expect(request.expectations);
-        return { ok: true, hypothesis: decoder.decodeUtterance(request.pcm), initMs };
-      } finally {
-        release(decoder);
-      }
+      const decode = (decoder: SphinxDecoder, initMs?: number): Success => {
+        try {
+          startAfresh(decoder, false).expect(request.expectations);
+          return { ok: true, hypothesis: decoder.decodeUtterance(request.pcm), initMs };
+        } finally {
+          supply.giveBack(decoder);
+        }
+      };
+      const taken = supply.take();
+      if (taken) return decode(taken.decoder, taken.loadMs);
+      return new Promise((resolve, reject) => {
+        supply.wait((decoder, loadMs) => {
+          try {
+            resolve(decode(decoder, loadMs));
+          } catch (error) {
+            reject(error as Error);
+          }
+        });
+      });
     }
   }
 }
 
-parentPort!.on('message', (request: DecoderRequest) => {
+parentPort!.on('message', async (request: DecoderRequest) => {
   let reply: DecoderReply;
   try {
-    reply = { seq: request.seq, ...handle(request) };
+    reply = { seq: request.seq, ...(await handle(request)) };
   } catch (error) {
     reply = { seq: request.seq, ok: false, message: (error as Error).message, unavailable: error instanceof UnavailableError };
   }

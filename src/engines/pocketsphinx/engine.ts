@@ -23,6 +23,8 @@ export class PocketSphinxEngine implements SpeechRecognitionEngine {
 
   constructor(options: Partial<PocketSphinxOptions> = {}) {
     this.options = { ...defaults, ...options };
+    const cap = this.options.decodersPerWorker;
+    if (!Number.isInteger(cap) || cap < 1) throw new RangeError(`decodersPerWorker must be a positive integer, got ${cap}`);
     this.host = DecoderHost.shared(this.options);
   }
 

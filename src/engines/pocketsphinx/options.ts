@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { countFromEnv } from '../workers/index.js';
 
 /** Where pocketsphinx lives and how the decoder is configured. */
 export interface PocketSphinxOptions {
@@ -24,6 +25,16 @@ export interface PocketSphinxOptions {
    * this should cover the utterances decoded at once; beyond it, decoders are freed and later loaded again.
    */
   idleDecoders: number;
+  /**
+   * Decoders one worker thread loads at most (each ~58 MB). A recognizer holds one only while an utterance is
+   * decoded; when all are busy, the next utterance's audio waits (buffered, the call's normalisation kept) and is
+   * decoded at once when one is given back. One thread decodes one utterance at a time anyway: with one decoder
+   * the utterances of a worker's calls are decoded one after the other, which measured no slower under load than
+   * interleaving several decoders (bench/capacity.ts, 4 calls, v2v p95: 1.8 s with 1, 2.4 s with 2, 15.4 s with
+   * up to 8, at load 2-7), at 1-5 MB per call instead of 32-53. The cost: an utterance can wait for another
+   * call's to end. Default 1, or `SHOAL_DECODERS_PER_WORKER`.
+   */
+  decodersPerWorker: number;
 }
 
 const modelRoot = '/usr/share/pocketsphinx/model/en-us';
@@ -38,6 +49,7 @@ export const defaults: PocketSphinxOptions = {
   secondPass: true,
   extraArguments: [],
   idleDecoders: 4,
+  decodersPerWorker: countFromEnv(process.env, 'SHOAL_DECODERS_PER_WORKER') ?? 1,
 };
 
 export const installHint = 'apt-get install pocketsphinx pocketsphinx-en-us';

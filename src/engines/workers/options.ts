@@ -28,13 +28,16 @@ export interface WorkerPoolOptions {
  * so a 2-core machine holds one copy of its model instead of two.
  */
 export function machineWorkers(env: NodeJS.ProcessEnv = process.env, coresPerWorker = 1, cores = availableParallelism()): number {
-  const configured = env['SHOAL_WORKERS'];
-  if (configured !== undefined && configured !== '') {
-    const count = Number(configured);
-    if (!Number.isInteger(count) || count < 1) throw new RangeError(`SHOAL_WORKERS must be a positive integer, got "${configured}"`);
-    return count;
-  }
-  return Math.max(1, Math.floor(cores / coresPerWorker));
+  return countFromEnv(env, 'SHOAL_WORKERS') ?? Math.max(1, Math.floor(cores / coresPerWorker));
+}
+
+/** A positive integer set in the environment variable `name`, or undefined when it is unset or empty. */
+export function countFromEnv(env: NodeJS.ProcessEnv, name: string): number | undefined {
+  const configured = env[name];
+  if (configured === undefined || configured === '') return undefined;
+  const count = Number(configured);
+  if (!Number.isInteger(count) || count < 1) throw new RangeError(`${name} must be a positive integer, got "${configured}"`);
+  return count;
 }
 
 export const defaults: Omit<WorkerPoolOptions, 'name'> = {
