@@ -77,10 +77,19 @@ export class MediaPool {
   }
 
   /** Decodes WAV/MP3/Ogg Opus/FLAC (bytes, or a file's path) to mono PCM, at `sampleRate` when given (else the file's rate). */
-  async decode(file: Uint8Array | string, options: { sampleRate?: number; keepSource?: boolean } & RunOptions = {}): Promise<MediaSuccess<'decode'>> {
-    const { signal, sampleRate, keepSource } = options;
-    const request: MediaRequest = { op: 'decode', file, ...(sampleRate ? { sampleRate } : {}), ...(keepSource ? { keepSource } : {}) };
+  async decode(file: Uint8Array | string, options: { sampleRate?: number } & RunOptions = {}): Promise<MediaSuccess<'decode'>> {
+    const { signal, sampleRate } = options;
+    const request: MediaRequest = { op: 'decode', file, ...(sampleRate ? { sampleRate } : {}) };
     return expect(await this.pool.run(request, { signal }), 'decode');
+  }
+
+  /**
+   * Prepares an uploaded voice sample (bytes, or a file's path) in a worker: its measures at the file's rate,
+   * the WAV to store (enhanced when asked) and its samples at 16 kHz; unreadable audio is AudioFormatError.
+   */
+  async prepareSample(file: Uint8Array | string, options: { enhance: boolean } & RunOptions): Promise<MediaSuccess<'sample'>> {
+    const { signal, enhance } = options;
+    return expect(await this.pool.run({ op: 'prepare-sample', file, enhance }, { signal }), 'sample');
   }
 
   /** The nearest engine voice to these audio files (decoded, resampled and joined in the worker). */
