@@ -21,7 +21,7 @@ const quietMs = quietArg > 0 ? Number(process.argv[quietArg + 1]) : 60_000;
 const onlyArg = process.argv.indexOf('--only');
 const only = onlyArg > 0 ? new Set(process.argv[onlyArg + 1]!.split(',')) : undefined;
 const runs = (part: string) => !only || only.has(part);
-const serve = await startServeProcess();
+const serve = await startServeProcess({ inspect: true });
 const auth = { authorization: 'Bearer sk_dev' };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const round = (value: number) => Math.round(value * 10) / 10;
