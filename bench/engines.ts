@@ -71,7 +71,7 @@ async function benchTts() {
       workMs += performance.now() - started;
       audioMs += (result.samples.length / result.sampleRate) * 1000;
     }
-    // The WASM run alone, without word alignment, messaging or the spare-instance preparation.
+    // The WASM run alone, without word alignment or messaging.
     const program = FliteProgram.shared();
     let runMs = 0;
     for (let i = 0; i < 3; i++) runMs += (await program.run(['-voice', voice, '-t', paragraph, '-o', 'out.wav'], 'out.wav')).runMs;

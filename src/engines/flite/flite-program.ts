@@ -9,8 +9,8 @@ export type FliteRun = Extract<FliteReply, { ok: true }>;
 export interface FliteProgramOptions extends Partial<Omit<WorkerPoolOptions, 'name' | 'size'>> {
   /**
    * Worker threads running flite; a request goes to the least-loaded one. Default: one per 2 cores. Each holds
-   * the compiled program (~40 MB) and a prepared instance (~17 MB); synthesis takes ~20 ms of CPU per call-second,
-   * a tenth of what recognition takes, so a second copy on a 2-core machine buys memory use, not speed.
+   * the compiled program (~40 MB) and one reused instance (~17-21 MB); a short reply takes ~11 ms of CPU, far less
+   * than recognition, so a second copy on a 2-core machine buys memory use, not speed.
    */
   workers?: number;
 }

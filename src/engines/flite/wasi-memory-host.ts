@@ -2,6 +2,7 @@
  * A minimal WASI preview1 host for running a command-line WASM program entirely in memory:
  * arguments in, stdout/stderr captured, files written by the program kept in a Map.
  * It implements only the imports the flite build needs; nothing touches the real file system.
+ * `WasiCommand` (wasi-command.ts) runs a program over it.
  */
 
 const errno = { success: 0, badf: 8, inval: 28, noent: 44, nosys: 52 } as const;
@@ -10,7 +11,7 @@ const preopenFd = 3;
 const preopenName = '/';
 
 /** Thrown by proc_exit to unwind the program; carries the exit code. */
-class ProgramExit extends Error {
+export class ProgramExit extends Error {
   constructor(readonly code: number) {
     super(`exit ${code}`);
   }
@@ -54,14 +55,8 @@ export interface ProgramRun {
   files: Map<string, Uint8Array>;
 }
 
-/** A fresh instance of a WASI command, ready to run once. */
-export interface PreparedProgram {
-  /** Runs the program with the given argv (argv[0] included); a second call throws. */
-  run(argv: string[]): ProgramRun;
-}
-
-/** Instantiates a compiled WASI command with an in-memory host; instantiation can happen ahead of the run. */
-export async function prepareWasiProgram(module: WebAssembly.Module): Promise<PreparedProgram> {
+/** The WASI imports over in-memory files and captured output, for one run at a time. */
+export function memoryHost() {
   const files = new Map<string, MemoryFile>();
   const openFiles = new Map<number, OpenFile>();
   let nextFd = preopenFd + 1;
@@ -206,30 +201,27 @@ export async function prepareWasiProgram(module: WebAssembly.Module): Promise<Pr
     },
   };
 
-  const instance = await WebAssembly.instantiate(module, { wasi_snapshot_preview1: wasi });
-  memory = instance.exports.memory as WebAssembly.Memory;
-  let used = false;
   return {
-    run(argv: string[]): ProgramRun {
-      if (used) throw new Error('a prepared WASI program runs only once');
-      used = true;
+    imports: { wasi_snapshot_preview1: wasi },
+    attach(instanceMemory: WebAssembly.Memory): void {
+      memory = instanceMemory;
+    },
+    begin(argv: string[]): void {
+      files.clear();
+      openFiles.clear();
+      nextFd = preopenFd + 1;
+      out.length = 0;
+      err.length = 0;
       encodedArgs = argv.map((a) => encoder.encode(`${a}\0`));
-      let exitCode = 0;
-      try {
-        (instance.exports._start as () => void)();
-      } catch (error) {
-        if (!(error instanceof ProgramExit)) throw error;
-        exitCode = error.code;
-      }
+    },
+    collect(exitCode: number): ProgramRun {
       const decoder = new TextDecoder();
-      const result = {
+      return {
         exitCode,
         stdout: decoder.decode(concat(out)),
         stderr: decoder.decode(concat(err)),
         files: new Map([...files].map(([path, file]) => [path, file.contents()])),
       };
-      memory = undefined;
-      return result;
     },
   };
 }
