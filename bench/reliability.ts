@@ -5,7 +5,7 @@
  * RSS before/after a burst and after a quiet minute (within 150 MB), the balance after an overdraft race, and
  * overload: 60 concurrent long TTS requests, where the excess must get 503 + Retry-After at once and the
  * admitted ones keep their pace (first-byte and whole-response p95 of admitted vs one request alone).
- * Prints one JSON object. Run: npx tsx bench/reliability.ts [--quiet-ms 60000] [--only stalls,overload,...]
+ * Prints one JSON object. Run: npx tsx bench/reliability.ts [--quiet-ms 60000] [--only stalls,overload,...] [--tts-streams N]
  * (parts: stalls, connections, unread, burst, race, overload).
  */
 import { encode } from '@msgpack/msgpack';
@@ -21,7 +21,9 @@ const quietMs = quietArg > 0 ? Number(process.argv[quietArg + 1]) : 60_000;
 const onlyArg = process.argv.indexOf('--only');
 const only = onlyArg > 0 ? new Set(process.argv[onlyArg + 1]!.split(',')) : undefined;
 const runs = (part: string) => !only || only.has(part);
-const serve = await startServeProcess({ inspect: true });
+const streamsArg = process.argv.indexOf('--tts-streams');
+const ttsStreams = streamsArg > 0 ? process.argv[streamsArg + 1]! : undefined;
+const serve = await startServeProcess({ inspect: true, ...(ttsStreams ? { args: ['--tts-streams', ttsStreams] } : {}) });
 const auth = { authorization: 'Bearer sk_dev' };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const round = (value: number) => Math.round(value * 10) / 10;
@@ -156,7 +158,7 @@ if (runs('race')) figures.race = await overdraftRace();
 if (runs('overload')) figures.overload = await overload(60);
 await serve.stop();
 
-console.log(JSON.stringify({ bench: 'reliability', loadavgBefore: loadBefore.map(round), loadavgAfter: os.loadavg().map(round), cpus: os.cpus().length, ...figures }));
+console.log(JSON.stringify({ bench: 'reliability', ttsStreams: ttsStreams ? Number(ttsStreams) : 'default', loadavgBefore: loadBefore.map(round), loadavgAfter: os.loadavg().map(round), cpus: os.cpus().length, ...figures }));
 
 /** The overdraft race: credit for 3 of 20 parallel requests. */
 async function overdraftRace() {
