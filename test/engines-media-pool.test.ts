@@ -50,6 +50,18 @@ describe('media pool', () => {
     expect(pool.stats.pinned).toBe(0);
   });
 
+  it('warms up: every worker started with its encoders loaded, no pin left', async () => {
+    const cold = new MediaPool({ size: 2 });
+    try {
+      expect(cold.stats.running).toBe(0);
+      await cold.warmUp();
+      expect(cold.stats.running).toBe(2);
+      expect(cold.stats.pinned).toBe(0);
+    } finally {
+      await cold.stop();
+    }
+  });
+
   it('decodes and resamples uploads in a worker, moving the samples back', async () => {
     const bytes = readFileSync(new URL('./fixtures/human/dev_01.wav', import.meta.url));
     const at8k = await pool.decode(bytes, { sampleRate: 8000 });
