@@ -4,8 +4,9 @@
  * idle connections still held after the headers timeout, server memory per unread live session (<= 5 MB),
  * RSS before/after a burst and after a quiet minute (within 150 MB), the balance after an overdraft race, and
  * overload: 60 concurrent long TTS requests, where the excess must get 503 + Retry-After at once and the
- * admitted ones keep their pace (first-byte and whole-response p95 of admitted vs one request alone).
- * Prints one JSON object. Run: npx tsx bench/reliability.ts [--quiet-ms 60000] [--only stalls,overload,...]
+ * admitted ones keep their pace (first-byte and whole-response p95 of admitted vs one request alone), and one
+ * request already streaming when 59 more arrive (its total and longest wait between reads vs alone).
+ * Prints one JSON object. Run: npx tsx bench/reliability.ts [--quiet-ms 60000] [--only stalls,overload,...] [--tts-streams N]
  * (parts: stalls, connections, unread, burst, race, overload).
  */
 import { encode } from '@msgpack/msgpack';
@@ -21,7 +22,9 @@ const quietMs = quietArg > 0 ? Number(process.argv[quietArg + 1]) : 60_000;
 const onlyArg = process.argv.indexOf('--only');
 const only = onlyArg > 0 ? new Set(process.argv[onlyArg + 1]!.split(',')) : undefined;
 const runs = (part: string) => !only || only.has(part);
-const serve = await startServeProcess();
+const streamsArg = process.argv.indexOf('--tts-streams');
+const ttsStreams = streamsArg > 0 ? process.argv[streamsArg + 1]! : undefined;
+const serve = await startServeProcess({ inspect: true, ...(ttsStreams ? { args: ['--tts-streams', ttsStreams] } : {}) });
 const auth = { authorization: 'Bearer sk_dev' };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const round = (value: number) => Math.round(value * 10) / 10;
@@ -156,7 +159,7 @@ if (runs('race')) figures.race = await overdraftRace();
 if (runs('overload')) figures.overload = await overload(60);
 await serve.stop();
 
-console.log(JSON.stringify({ bench: 'reliability', loadavgBefore: loadBefore.map(round), loadavgAfter: os.loadavg().map(round), cpus: os.cpus().length, ...figures }));
+console.log(JSON.stringify({ bench: 'reliability', ttsStreams: ttsStreams ? Number(ttsStreams) : 'default', loadavgBefore: loadBefore.map(round), loadavgAfter: os.loadavg().map(round), cpus: os.cpus().length, ...figures }));
 
 /** The overdraft race: credit for 3 of 20 parallel requests. */
 async function overdraftRace() {
@@ -178,16 +181,36 @@ async function overdraftRace() {
   return { statuses: countBy(raceStatuses), balanceAfterRaceMicros: await serve.balance('racer') };
 }
 
-/** One long TTS request: status, Retry-After, time to the headers, to the first audio byte and to the end. */
-async function timedTts() {
+/**
+ * One long TTS request: status, Retry-After, time to the headers, to the first audio byte and to the end, and
+ * the longest wait between two reads of its body; `onFirstByte` runs when its audio starts.
+ */
+async function timedTts(onFirstByte?: () => void) {
   const text = 'A long answer keeps the engine busy for a while. '.repeat(20);
   const sent = performance.now();
   const response = await fetch(`${serve.url}/v1/tts`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ text, format: 'mp3' }) });
   const headersMs = performance.now() - sent;
   const reader = response.body!.getReader();
   let firstByteMs: number | undefined;
-  for (let part = await reader.read(); !part.done; part = await reader.read()) firstByteMs ??= performance.now() - sent;
-  return { status: response.status, retryAfter: response.headers.get('retry-after'), headersMs, firstByteMs: firstByteMs ?? headersMs, totalMs: performance.now() - sent };
+  let last = performance.now();
+  let maxGapMs = 0;
+  for (let part = await reader.read(); !part.done; part = await reader.read()) {
+    const now = performance.now();
+    if (firstByteMs === undefined) {
+      firstByteMs = now - sent;
+      onFirstByte?.();
+    } else maxGapMs = Math.max(maxGapMs, now - last);
+    last = now;
+  }
+  return { status: response.status, retryAfter: response.headers.get('retry-after'), headersMs, firstByteMs: firstByteMs ?? headersMs, totalMs: performance.now() - sent, maxGapMs };
+}
+
+/** A request already streaming when `concurrent - 1` more arrive at once: its total time and longest wait between reads. */
+async function inProgressDuringBurst(concurrent: number) {
+  let burst: Promise<unknown> | undefined;
+  const streaming = await timedTts(() => (burst = Promise.all(Array.from({ length: concurrent - 1 }, () => timedTts()))));
+  await burst;
+  return { status: streaming.status, totalMs: round(streaming.totalMs), maxGapMs: round(streaming.maxGapMs) };
 }
 
 /** `concurrent` long TTS requests at once against the same request alone. */
@@ -206,6 +229,8 @@ async function overload(concurrent: number) {
     aloneTotalMs: round(Math.min(...alone.map((r) => r.totalMs))),
     admittedFirstByteP95Ms: round(percentile(admitted.map((r) => r.firstByteMs), 0.95)),
     admittedTotalP95Ms: round(percentile(admitted.map((r) => r.totalMs), 0.95)),
+    aloneMaxGapMs: round(Math.min(...alone.map((r) => r.maxGapMs))),
+    inProgress: await inProgressDuringBurst(concurrent),
   };
 }
 

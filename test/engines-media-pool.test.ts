@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { AudioFormatError, decodeMp3, decodeOggOpus, parseWav } from '../src/audio/index.js';
+import {
+  AudioFormatError, decodeMp3, decodeOggOpus, encodeWav, enhanceSample, measureSample, parseWav, resample,
+} from '../src/audio/index.js';
 import { MediaPool, openEncoder, ReferenceTooShortError } from '../src/engines/index.js';
 
 const speech = parseWav(readFileSync(new URL('./fixtures/human/dev_01.wav', import.meta.url)));
@@ -48,13 +50,40 @@ describe('media pool', () => {
     expect(pool.stats.pinned).toBe(0);
   });
 
+  it('warms up: every worker started with its encoders loaded, no pin left', async () => {
+    const cold = new MediaPool({ size: 2 });
+    try {
+      expect(cold.stats.running).toBe(0);
+      await cold.warmUp();
+      expect(cold.stats.running).toBe(2);
+      expect(cold.stats.pinned).toBe(0);
+    } finally {
+      await cold.stop();
+    }
+  });
+
   it('decodes and resamples uploads in a worker, moving the samples back', async () => {
     const bytes = readFileSync(new URL('./fixtures/human/dev_01.wav', import.meta.url));
-    const at8k = await pool.decode(bytes, { sampleRate: 8000, keepSource: true });
+    const at8k = await pool.decode(bytes, { sampleRate: 8000 });
     expect(at8k.sampleRate).toBe(8000);
     expect(at8k.durationMs).toBeCloseTo((speech.samples.length * 1000) / speech.sampleRate, 3);
     expect(Math.abs(at8k.samples.length - (speech.samples.length * 8000) / speech.sampleRate)).toBeLessThan(2);
-    expect(at8k.source?.samples).toEqual(speech.samples);
+  });
+
+  it('prepares an uploaded voice sample in a worker: measures, the WAV to store (enhanced or not), 16 kHz samples', async () => {
+    const at44k = await resample(speech.samples, speech.sampleRate, 44_100);
+    const upload = encodeWav(at44k, 44_100);
+    const enhanced = await pool.prepareSample(upload.slice(), { enhance: true });
+    expect(enhanced.measures).toEqual(measureSample(at44k, 44_100));
+    expect(enhanced.measures.sample_rate).toBe(44_100);
+    const stored = parseWav(enhanced.wav);
+    expect(stored.sampleRate).toBe(44_100);
+    expect(stored.samples).toEqual(enhanceSample(at44k, 44_100));
+    expect(stored.samples).not.toEqual(at44k);
+    expect(Math.abs(enhanced.pcm16k.length - speech.samples.length)).toBeLessThan(2);
+    const plain = await pool.prepareSample(upload.slice(), { enhance: false });
+    expect(parseWav(plain.wav).samples).toEqual(at44k);
+    await expect(pool.prepareSample(new Uint8Array(100), { enhance: true })).rejects.toBeInstanceOf(AudioFormatError);
   });
 
   it('rebuilds worker failures as the caller knows them: unreadable audio, too little speech', async () => {

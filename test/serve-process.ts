@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { encode } from '@msgpack/msgpack';
 import { creditsToMicros, hashKeySecret, openSqliteStores } from '../src/service/store/index.js';
+import { heldMemory } from './inspector-memory.js';
 import { clientFrame, openRawWebSocket } from './raw-http.js';
 
 const root = join(import.meta.dirname, '..');
@@ -14,6 +15,8 @@ export interface ServeProcess {
   wsUrl: string;
   dataDir: string;
   child: ChildProcess;
+  /** The server's inspector (started with `inspect: true`), for memory figures after a collection. */
+  inspectorUrl?: string;
   /** Resident memory of the server process, in MB (Linux /proc). */
   rssMb(): number;
   /** Creates a user with a key and credit (micro-credits) directly in the data directory, as `shoal keys create` does. */
@@ -23,9 +26,9 @@ export interface ServeProcess {
   stop(): Promise<number | null>;
 }
 
-export async function startServeProcess(options: { dataDir?: string; args?: string[] } = {}): Promise<ServeProcess> {
+export async function startServeProcess(options: { dataDir?: string; args?: string[]; inspect?: boolean } = {}): Promise<ServeProcess> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'shoal-serve-'));
-  const child = spawn(process.execPath, ['bin/shoal.js', 'serve', '--port', '0', '--data', dataDir, '--dev-key', 'sk_dev', '--log-level', 'error', ...(options.args ?? [])], {
+  const child = spawn(process.execPath, [...(options.inspect ? ['--inspect=127.0.0.1:0'] : []), 'bin/shoal.js', 'serve', '--port', '0', '--data', dataDir, '--dev-key', 'sk_dev', '--log-level', 'error', ...(options.args ?? [])], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -52,8 +55,10 @@ export async function startServeProcess(options: { dataDir?: string; args?: stri
       stores.close();
     }
   };
+  const inspectorUrl = /Debugger listening on (ws:\/\/\S+)/.exec(output)?.[1];
   return {
     url,
+    ...(inspectorUrl ? { inspectorUrl } : {}),
     wsUrl: url.replace(/^http/, 'ws'),
     dataDir,
     child,
@@ -92,14 +97,20 @@ async function liveSessions(serve: ServeProcess, key: string, count: number, rea
 
 /**
  * Server memory one unread live session costs, in MB: four reading sessions first (so engines, encoders and
- * workers for that concurrency exist), then four that stop reading, measured after 20 s.
+ * workers for that concurrency exist), then four that stop reading, measured after 20 s. `heldMb` (what the
+ * sessions hold after a garbage collection: heap and buffers) needs a server started with `inspect: true`;
+ * `rssMb` is the change of resident memory, which also moves with the allocator and the collector's timing.
  */
-export async function unreadLiveSessionMb(serve: ServeProcess, key: string): Promise<number> {
+export async function unreadLiveSessionMb(serve: ServeProcess, key: string): Promise<{ heldMb?: number; rssMb: number }> {
   (await liveSessions(serve, key, 4, true, 8000)).forEach((raw) => raw.socket.destroy());
   await new Promise((resolve) => setTimeout(resolve, 1000));
-  const before = serve.rssMb();
+  const held = async () => (serve.inspectorUrl ? (await heldMemory(serve.inspectorUrl)).heldMb : undefined);
+  const heldBefore = await held();
+  const rssBefore = serve.rssMb();
   const unread = await liveSessions(serve, key, 4, false, 20_000);
-  const perSession = (serve.rssMb() - before) / 4;
+  const heldAfter = await held();
+  const perSession = (before: number, after: number) => Math.round(((after - before) / 4) * 10) / 10;
+  const rssMb = perSession(rssBefore, serve.rssMb());
   unread.forEach((raw) => raw.socket.destroy());
-  return Math.round(perSession * 10) / 10;
+  return { ...(heldBefore !== undefined && heldAfter !== undefined ? { heldMb: perSession(heldBefore, heldAfter) } : {}), rssMb };
 }

@@ -16,6 +16,8 @@ export {
 } from './pcm.js';
 export { gatedLoudnessDb, normalizeLoudness } from './loudness.js';
 export type { LoudnessOptions, NormalizeOptions } from './loudness.js';
+export { enhanceSample, measureSample } from './voice-sample.js';
+export type { SampleMeasures } from './voice-sample.js';
 export { decodeALaw, decodeMuLaw, encodeALaw, encodeMuLaw } from './g711.js';
 export { parseWav } from './wav-read.js';
 export type { ParsedWav, WavEncoding } from './wav-read.js';

@@ -1,7 +1,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync } from 'fastify';
 import multipart from '@fastify/multipart';
 import { randomUUID } from 'node:crypto';
-import { encodeAudio } from '../audio/index.js';
+import { MediaPool } from '../engines/index.js';
 import type { AccountGate, VoiceResolver } from './accounts.js';
 import { BuiltinVoices } from './builtin-voices.js';
 import { SingleKeyAccounts } from './single-key-accounts.js';
@@ -144,10 +144,9 @@ function singleKey(apiKey: string | undefined): AccountGate {
   return new SingleKeyAccounts(apiKey);
 }
 
-/** Runs one tiny synthesis and encoding so the engine's worker, compiled code and the resampler are ready. */
+/** Runs one tiny synthesis and starts the media workers with their encoders, so the first requests find them ready. */
 async function warmUp(engines: ServiceEngines): Promise<void> {
   const engine = engines.tts();
   await (engine as Partial<{ warmUp(): Promise<void> }>).warmUp?.();
-  const result = await engine.synthesize('Ready.', { voice: 'slt' });
-  await encodeAudio(result.samples, result.sampleRate, { format: 'mp3' });
+  await Promise.all([engine.synthesize('Ready.', { voice: 'slt' }), MediaPool.shared().warmUp()]);
 }

@@ -1,4 +1,4 @@
-import type { EncoderOptions } from '../../audio/index.js';
+import type { EncoderOptions, SampleMeasures } from '../../audio/index.js';
 import type { VoiceSettings } from '../types.js';
 
 /** Work the media workers do: streaming encoders (kept per stream in one worker), decoding and voice analysis. */
@@ -7,8 +7,10 @@ export type MediaRequest =
   | { op: 'write'; stream: number; pcm: Int16Array }
   | { op: 'end'; stream: number }
   | { op: 'close'; stream: number }
-  /** Decodes an audio file (bytes, or a path the worker reads); `sampleRate` resamples it, `keepSource` also returns the samples at the file's rate. */
-  | { op: 'decode'; file: Uint8Array | string; sampleRate?: number; keepSource?: boolean }
+  /** Decodes an audio file (bytes, or a path the worker reads); `sampleRate` resamples it. */
+  | { op: 'decode'; file: Uint8Array | string; sampleRate?: number }
+  /** Prepares an uploaded voice sample: decodes it, measures it, optionally enhances it; the WAV to store and its 16 kHz samples. */
+  | { op: 'prepare-sample'; file: Uint8Array | string; enhance: boolean }
   /** Decodes each file, resamples to 16 kHz, joins them and picks the nearest engine voice. */
   | { op: 'voice'; files: Uint8Array[] }
   /** The nearest engine voice to 16 kHz samples already decoded. */
@@ -17,7 +19,8 @@ export type MediaRequest =
 export type MediaReply = { seq: number } & (
   | { ok: true; op: 'open'; sampleRate: number; inputSampleRate: number; contentType: string }
   | { ok: true; op: 'bytes'; bytes: Uint8Array }
-  | { ok: true; op: 'decode'; samples: Int16Array; sampleRate: number; durationMs: number; source?: { samples: Int16Array; sampleRate: number } }
+  | { ok: true; op: 'decode'; samples: Int16Array; sampleRate: number; durationMs: number }
   | { ok: true; op: 'voice'; voice: VoiceSettings }
+  | { ok: true; op: 'sample'; measures: SampleMeasures; wav: Uint8Array; pcm16k: Int16Array }
   | { ok: false; name: string; message: string; status?: number; index?: number }
 );

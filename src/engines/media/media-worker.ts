@@ -1,7 +1,9 @@
 /** Worker thread for the media pool: encoders keep their stream state here; decoding and analysis run here too. */
 import { readFile } from 'node:fs/promises';
 import { parentPort } from 'node:worker_threads';
-import { concatSamples, createEncoder, decodeAudio, resample, type StreamingEncoder } from '../../audio/index.js';
+import {
+  concatSamples, createEncoder, decodeAudio, encodeWav, enhanceSample, measureSample, resample, type StreamingEncoder,
+} from '../../audio/index.js';
 import { analyzeVoice, nearestVoice } from '../voice/index.js';
 import type { MediaReply, MediaRequest } from './media-protocol.js';
 
@@ -59,8 +61,14 @@ async function handle(request: MediaRequest): Promise<Reply> {
       const durationMs = (decoded.samples.length * 1000) / decoded.sampleRate;
       const rate = request.sampleRate ?? decoded.sampleRate;
       const samples = rate === decoded.sampleRate ? decoded.samples : await resample(decoded.samples, decoded.sampleRate, rate);
-      const source = request.keepSource && samples !== decoded.samples ? { samples: owned(decoded.samples), sampleRate: decoded.sampleRate } : undefined;
-      return { ok: true, op: 'decode', samples: owned(samples), sampleRate: rate, durationMs, ...(source ? { source } : {}) };
+      return { ok: true, op: 'decode', samples: owned(samples), sampleRate: rate, durationMs };
+    }
+    case 'prepare-sample': {
+      const decoded = await decodeFile(typeof request.file === 'string' ? await readFile(request.file) : request.file);
+      const measures = measureSample(decoded.samples, decoded.sampleRate);
+      const pcm16k = decoded.sampleRate === 16_000 ? decoded.samples : await resample(decoded.samples, decoded.sampleRate, 16_000);
+      const stored = request.enhance ? enhanceSample(decoded.samples, decoded.sampleRate) : decoded.samples;
+      return { ok: true, op: 'sample', measures, wav: owned(encodeWav(stored, decoded.sampleRate)), pcm16k: owned(pcm16k) };
     }
     case 'voice': {
       const parts: Int16Array[] = [];
@@ -79,11 +87,8 @@ async function handle(request: MediaRequest): Promise<Reply> {
 function transfers(reply: Reply): ArrayBuffer[] {
   if (!reply.ok) return [];
   if (reply.op === 'bytes') return [reply.bytes.buffer as ArrayBuffer];
-  if (reply.op === 'decode') {
-    const buffers = [reply.samples.buffer as ArrayBuffer];
-    if (reply.source) buffers.push(reply.source.samples.buffer as ArrayBuffer);
-    return buffers;
-  }
+  if (reply.op === 'decode') return [reply.samples.buffer as ArrayBuffer];
+  if (reply.op === 'sample') return [reply.wav.buffer as ArrayBuffer, reply.pcm16k.buffer as ArrayBuffer];
   return [];
 }
 

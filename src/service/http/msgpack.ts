@@ -134,6 +134,11 @@ export function decodeMsgpack(bytes: Uint8Array, limits: MsgpackLimits = default
   }
 }
 
+/**
+ * The encoded bytes in a buffer of their own size: `encode` answers with a view into a buffer grown by
+ * doubling, which a socket holding unread frames would otherwise keep whole (twice the bytes queued).
+ */
 export function encodeMsgpack(value: unknown): Uint8Array {
-  return encode(value, { ignoreUndefined: true });
+  const bytes = encode(value, { ignoreUndefined: true });
+  return bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
 }

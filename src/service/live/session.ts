@@ -307,6 +307,8 @@ export class LiveTtsSession {
       });
     } else {
       for await (const { bytes, start } of encodeInPieces(encoder, samples)) {
+        await this.clientCaughtUp();
+        if (this.ended()) return;
         if (bytes.length > 0) this.send({ event: 'audio', audio: bytes, time: Math.round(this.audioMs + (start * 1000) / workingSampleRate) });
       }
     }

@@ -1,4 +1,4 @@
-import { concatSamples, encodeWav } from '../../audio/index.js';
+import { concatSamples, encodeWav, type SampleMeasures } from '../../audio/index.js';
 import { MediaPool } from '../../engines/index.js';
 import type { SpeechRecognitionEngine, TextToSpeechEngine, VoiceSettings } from '../../engines/types.js';
 
@@ -7,13 +7,19 @@ export interface DecodedAudio {
   sampleRate: number;
 }
 
+export interface PreparedSample {
+  measures: SampleMeasures;
+  wav: Uint8Array;
+  pcm16k: Int16Array;
+}
+
 /** What model creation needs from the audio library and the engines; injectable so tests can swap engines. */
 export interface ModelAudioTools {
   /**
-   * Decodes an uploaded file (its bytes, or its path: then it is read in the worker) (WAV, MP3, FLAC, Ogg Opus ...) to mono PCM at its own rate and at 16 kHz;
-   * throws on bytes it cannot read.
+   * Prepares an uploaded voice file (its bytes, or its path) (WAV, MP3, FLAC, Ogg Opus ...): its measures, the
+   * WAV to store (enhanced when asked) and its mono samples at 16 kHz; throws on bytes it cannot read.
    */
-  decode(file: Uint8Array | string): Promise<{ source: DecodedAudio; pcm16k: Int16Array }>;
+  prepareSample(file: Uint8Array | string, enhance: boolean): Promise<PreparedSample>;
   /** The engine voice settings closest to the speaker of these 16 kHz samples; ReferenceTooShortError without voiced speech. */
   voiceSettings(pcm16k: Int16Array[]): Promise<VoiceSettings>;
   /** Throws EngineUnavailableError when no recogniser is installed. */
@@ -28,13 +34,12 @@ export interface ModelEngines {
   asr(): SpeechRecognitionEngine;
 }
 
-
-/** Tools over the media worker pool (decoding, voice analysis) and the engines; nothing heavy on the event loop. */
+/** Tools over the media worker pool (decoding, measuring, enhancing, voice analysis) and the engines; nothing heavy on the event loop. */
 export function createModelAudioTools(engines: ModelEngines, media: MediaPool = MediaPool.shared()): ModelAudioTools {
   return {
-    async decode(file) {
-      const decoded = await media.decode(file, { sampleRate: 16_000, keepSource: true });
-      return { source: decoded.source ?? { samples: decoded.samples, sampleRate: decoded.sampleRate }, pcm16k: decoded.samples };
+    async prepareSample(file, enhance) {
+      const { measures, wav, pcm16k } = await media.prepareSample(file, { enhance });
+      return { measures, wav, pcm16k };
     },
     voiceSettings: (pcm16k) => media.voiceOfPcm(concatSamples(pcm16k)),
     async transcribe(pcm16k) {

@@ -3,9 +3,9 @@ import { EngineBusyError, EngineUnavailableError, ReferenceTooShortError } from 
 import { RequestValidationError } from '../http/errors.js';
 import { newId } from '../store/ids.js';
 import type { StagedFile, StoredSample, Visibility, VoiceModelRecord, VoiceModelStore } from '../store/types.js';
-import type { DecodedAudio, ModelAudioTools } from './models-audio.js';
+import type { ModelAudioTools, PreparedSample } from './models-audio.js';
 import { listField, type ModelForm, type UploadedFile } from './models-form.js';
-import { enhanceSample, guessLanguage, measureSample, qualityProblems } from './models-quality.js';
+import { guessLanguage, qualityProblems } from './models-quality.js';
 import {
   booleanField, coverField, descriptionField, IssueList, rejectUnknown, single, tagsField, titleField, visibilityField,
 } from './models-validation.js';
@@ -69,7 +69,8 @@ export function parseCreateForm(form: ModelForm, maxVoices: number): CreateModel
 interface PreparedVoice {
   sample: StoredSample;
   pcm16k: Int16Array;
-  stored: DecodedAudio;
+  /** The WAV to store (enhanced when asked). */
+  wav: Uint8Array;
 }
 
 async function prepareVoice(
@@ -79,17 +80,16 @@ async function prepareVoice(
   enhance: boolean,
   tools: ModelAudioTools,
 ): Promise<PreparedVoice> {
-  let decoded: DecodedAudio;
-  let pcm16k: Int16Array;
+  let prepared: PreparedSample;
   try {
-    ({ source: decoded, pcm16k } = await tools.decode(voice.stagedPath));
+    prepared = await tools.prepareSample(voice.stagedPath, enhance);
   } catch (error) {
     if (error instanceof EngineBusyError) throw error;
     throw new RequestValidationError([
       { loc: ['body', 'voices', String(index)], type: 'value_error', msg: `cannot read ${voice.filename} as audio: ${(error as Error).message}`, in: 'body' },
     ]);
   }
-  const measures = measureSample(decoded.samples, decoded.sampleRate);
+  const { measures, pcm16k, wav } = prepared;
   const reasons = qualityProblems(measures);
   let transcript = text?.trim() ?? '';
   let language = transcript ? guessLanguage(transcript) : 'unknown';
@@ -104,11 +104,10 @@ async function prepareVoice(
       reasons.push(`no transcript: speech recognition is unavailable (${error.message})`);
     }
   }
-  const stored = enhance ? { samples: enhanceSample(decoded.samples, decoded.sampleRate), sampleRate: decoded.sampleRate } : decoded;
   const file = `voice-${index}.wav`;
   return {
     pcm16k,
-    stored,
+    wav,
     sample: {
       file,
       originalName: voice.filename,
@@ -151,7 +150,7 @@ export async function createModel(
     }
     const passing = prepared.filter((p) => p.sample.quality.quality_passed);
     const voice = await voiceOf((passing.length > 0 ? passing : prepared).map((p) => p.pcm16k), tools);
-    for (const p of prepared) staged.push({ stagedPath: await store.stage(tools.encodeWav(p.stored)), file: p.sample.file });
+    for (const p of prepared) staged.push({ stagedPath: await store.stage(p.wav), file: p.sample.file });
     const languages = [...new Set(prepared.map((p) => p.sample.quality.language).filter((l) => l !== 'unknown'))];
     let coverFile = '';
     if (input.cover) {
