@@ -32,7 +32,8 @@ const sentence = (i: number) => `Sentence number ${i} keeps the answer going a l
 
 describe('credit holds', () => {
   it('serves only what the balance covers when 20 requests race, and never goes below zero', async () => {
-    h = await startHarness({ rateLimit: { requestsPerSecond: 1000, burst: 1000 } });
+    // Every request is admitted as a stream, so the credit holds alone decide who is served.
+    h = await startHarness({ rateLimit: { requestsPerSecond: 1000, burst: 1000 }, limits: { ttsStreams: 20 } });
     const text = Array.from({ length: 32 }, (_, i) => sentence(i)).join('').slice(0, 600).trim();
     const price = priceOf({ kind: 'tts', characters: text.length });
     const racer = await userWith(h, 'racer', 3 * price + price / 2);

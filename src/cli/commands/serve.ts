@@ -11,7 +11,7 @@ export interface ServeOptions {
   logLevel: LogLevel;
   /** On SIGTERM/SIGINT, the longest wait for requests in progress before closing. */
   drainTimeoutMs: number;
-  /** HTTP TTS responses synthesised at once; one more gets 503 + Retry-After (default: two per core). */
+  /** HTTP TTS responses synthesised at once; one more gets 503 + Retry-After (default: one per core). */
   ttsStreams?: number;
 }
 
@@ -24,7 +24,7 @@ export function registerServe(program: Command): void {
     .option('--data <dir>', 'directory for the database and uploaded audio', '.shoal/data')
     .option('--dev-key <key>', 'create this API key (with starting credit) if it does not exist')
     .option('--drain-timeout <ms>', 'on SIGTERM: answer 503 to new requests, wait this long for those in progress, then exit 0', parsePositiveInteger, 30_000)
-    .option('--tts-streams <n>', 'HTTP TTS responses synthesised at once; one more is refused at once with 503 and Retry-After (default: two per core)', parsePositiveInteger)
+    .option('--tts-streams <n>', 'HTTP TTS responses synthesised at once; one more is refused at once with 503 and Retry-After (default: one per core)', parsePositiveInteger)
     .addOption(logLevelOption('info'))
     .addHelpText(
       'after',
