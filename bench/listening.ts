@@ -4,7 +4,8 @@
  *   at 16 kHz and through a telephone channel (8 kHz mu-law and back);
  * - false accepts: clips checked against the expectations of other kinds, share that came back as an
  *   expected answer;
- * - end of speech → final transcript p50/p95 (streaming recognizer, with expectations, short answers);
+ * - endpoint → final transcript p50/p95 (short answers with expectations, played in real time through the
+ *   agent's VAD, endpointing and streaming recognizer: bench/listening-endpoint.ts);
  * - task success of the IVR calls in test/fixtures/human-calls (examples/scripts/parcel-line.yaml).
  * WER and false accepts are given per fold of test/fixtures/human/folds.json: constants are fitted on
  * `tuning` (speaker-disjoint from `held_out`), so the `held_out` figures are the ones to quote.
@@ -20,6 +21,8 @@ import { PocketSphinxEngine } from '../src/engines/pocketsphinx/index.js';
 import { decodeCall, runFileCall } from '../src/transports/file/run-call.js';
 import { loadScriptedDialogue } from '../plugins/index.js';
 import { readPcmWav, wordErrors } from '../test/engines-fixtures.js';
+import { defaults as sttDefaults } from '../src/agent/stt/streaming-engine-stt.js';
+import { endpointToFinalMs } from './listening-endpoint.js';
 
 const quick = process.argv.includes('--quick');
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
@@ -119,18 +122,17 @@ async function falseAccepts(engine: PocketSphinxEngine, band: 'wide' | 'telephon
   return { trials: total, accepted: hits, rate: round(hits / total), held_out_rate: round(accepted.held_out / trials.held_out), cases };
 }
 
+/**
+ * With the caller's pause decoded early (the default) and, for comparison, with all decoding left to the
+ * endpoint (`speechPausedLeadMs: 0`); see bench/listening-endpoint.ts.
+ */
 async function finalLatency(engine: PocketSphinxEngine) {
-  const ms: number[] = [];
-  for (const clip of clips.filter((c) => c.kind !== 'sentence')) {
-    const recognizer = engine.createRecognizer();
-    await recognizer.expect!(expectationsOf[clip.kind]);
-    for (let at = 0; at < clip.pcm.length; at += 320) await recognizer.write(clip.pcm.subarray(at, at + 320));
-    const started = performance.now();
-    await recognizer.finish();
-    ms.push(performance.now() - started);
-    recognizer.close();
-  }
-  return { utterances: ms.length, p50_ms: round(percentile(ms, 50)), p95_ms: round(percentile(ms, 95)) };
+  const short = clips.filter((c) => c.kind !== 'sentence').map((c) => ({ pcm: c.pcm, expectations: expectationsOf[c.kind] }));
+  const figures = (ms: number[]) => ({ utterances: ms.length, p50_ms: round(percentile(ms, 50)), p95_ms: round(percentile(ms, 95)) });
+  return {
+    ...figures(await endpointToFinalMs(engine, short, sttDefaults.speechPausedLeadMs)),
+    at_endpoint: figures(await endpointToFinalMs(engine, short, 0)),
+  };
 }
 
 const calls = [

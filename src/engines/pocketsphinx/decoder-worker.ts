@@ -116,6 +116,9 @@ function handle(request: DecoderRequest): Omit<Extract<DecoderReply, { ok: true 
       const decoder = leaseOf(request.lease).decoder;
       return { ok: true, hypothesis: decoder ? decoder.partial() : { text: '', words: [] } };
     }
+    case 'speech-paused':
+      leaseOf(request.lease).decoder?.speechPaused();
+      return { ok: true };
     case 'finish': {
       const lease = leaseOf(request.lease);
       if (!lease.decoder) return { ok: true, hypothesis: { text: '', words: [] } };

@@ -66,6 +66,20 @@ export class ExpectedSearch {
     this.audio = [];
   }
 
+  get hasGrammar(): boolean {
+    return this.grammar !== undefined;
+  }
+
+  /** Drops the last utterance's audio (a pooled decoder should not keep a call's audio). */
+  forgetAudio(): void {
+    this.audio = [];
+  }
+
+  /** The audio of the utterance so far (kept while it has a grammar). */
+  utteranceAudio(): Int16Array {
+    return concatSamples(this.audio);
+  }
+
   heard(pcm: Int16Array): void {
     if (this.grammar && pcm.length > 0) this.audio.push(pcm);
   }
@@ -73,8 +87,7 @@ export class ExpectedSearch {
   /** `open` (the language model's result) or the grammar's, whichever fits the utterance's audio better. */
   choose(open: Decoded): Decoded {
     if (!this.grammar || this.audio.length === 0) return open;
-    const audio = concatSamples(this.audio);
-    this.audio = [];
+    const audio = this.utteranceAudio();
     const rejected = { ...open, hypothesis: { ...open.hypothesis, expected: false } };
     if (!open.hypothesis.text) return rejected;
     // Already an expected answer: decoding again could only confirm it, and would cost a third of the decode.
