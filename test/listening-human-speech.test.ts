@@ -36,6 +36,12 @@ describe('pocketsphinx with expectations, on real voices', () => {
     expect(command).toMatchObject({ expected: false });
     expect(command.text).toMatch(/stop/);
   }, 60_000);
+
+  it('keeps a lone "no" when digits or commands are expected, not the nearest "oh" or "go"', async () => {
+    for (const expectations of [[{ kind: 'digits' as const }], [{ kind: 'choice' as const, options: ['go', 'stop', 'up'] }]]) {
+      expect(await engine.transcribe(clip('dev_02.wav'), { expectations })).toMatchObject({ text: 'no', expected: false });
+    }
+  }, 60_000);
 });
 
 const slow = process.env.SHOAL_SLOW_LISTENING === '1';

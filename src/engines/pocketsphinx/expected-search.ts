@@ -28,6 +28,9 @@ export interface ExpectedSearchOptions {
 // indistinguishable from "no"/"oh" as other grammars' answers there). Held-out figures: bench/listening.ts.
 export const defaults: ExpectedSearchOptions = { maxAcousticLossPerFrame: 7.5, minSpeechCoverage: 0.6 };
 
+/** Words that are a whole yes or no answer by themselves (not "right", "okay": choices may use them). */
+const bareYesNo = new Set(['yes', 'yeah', 'yep', 'no', 'nope']);
+
 const expectedSearch = 'expected';
 const openSearch = 'heard';
 /** sphinxbase's CMN_BATCH. */
@@ -92,6 +95,11 @@ export class ExpectedSearch {
     if (!open.hypothesis.text) return rejected;
     // Already an expected answer: decoding again could only confirm it, and would cost a third of the decode.
     if (grammarAccepts(this.grammar, open.hypothesis.text)) return { ...open, hypothesis: { ...open.hypothesis, expected: true } };
+    // A lone yes or no, heard as such by open vocabulary, is the caller's answer even when the question wanted
+    // something else ("no" beside "go" or "oh"): short, frequent words, so close to others acoustically that
+    // the grammar's nearest answer would fit them about as well. (On the tuning fold no expected answer is
+    // heard as one; folds.json.)
+    if (bareYesNo.has(open.hypothesis.text.trim())) return rejected;
     const endMean = this.cepstralMean?.snapshot();
     try {
       const expected = this.decode(expectedSearch, this.grammar, audio);
