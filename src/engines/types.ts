@@ -79,6 +79,8 @@ export interface TranscribeOptions {
   signal?: AbortSignal;
   /** What the speaker is expected to say (see `StreamingRecognizer.expect`); engines without support ignore it. */
   expectations?: readonly Expectation[];
+  /** The audio was resampled from 8 kHz telephone audio (see `RecognizerOptions.telephoneBand`). Default false. */
+  telephoneBand?: boolean;
 }
 
 export interface SpeechRecognitionEngine {

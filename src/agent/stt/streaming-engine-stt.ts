@@ -12,9 +12,9 @@ export interface StreamingEngineSttOptions {
    * When the caller has gone quiet and the endpoint is this close (by the silence it still needs, from the
    * frames' `endpointInMs`), the recognizer is told the caller paused, so it can decode the utterance during
    * the endpoint's silence; quiet frames are then held back until speech resumes (and dropped at the
-   * endpoint). 0 turns this off. The decode at the pause sees `endpoint - lead` of trailing silence instead
-   * of the endpoint's: with 400 the 8 kHz IVR call's "stop" (100 ms instead of 500) became "oh im"; 250 keeps
-   * it and leaves 250 ms of the balanced endpoint to decode in (bench/listening.ts).
+   * endpoint). 0 (the default) turns this off: the decode at the pause hears `endpoint - lead` of trailing
+   * silence instead of the endpoint's, which changed short answers in the IVR calls (lead 400: the 8 kHz
+   * call's "stop" became "oh im"; lead 250: the retry call's "up" became "aw"). See docs/listening.md.
    */
   speechPausedLeadMs: number;
   language?: string;
@@ -23,7 +23,7 @@ export interface StreamingEngineSttOptions {
 /** Callers at this rate or below are heard through a telephone band (nothing above 4 kHz). */
 const telephoneSampleRate = 8000;
 
-export const defaults: StreamingEngineSttOptions = { interimEveryMs: 160, speechPausedLeadMs: 250 };
+export const defaults: StreamingEngineSttOptions = { interimEveryMs: 160, speechPausedLeadMs: 0 };
 
 /**
  * True streaming recognition on an in-process engine (pocketsphinx): each frame is written as it arrives,

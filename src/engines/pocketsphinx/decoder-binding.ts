@@ -230,6 +230,17 @@ export class SphinxDecoder {
     this.early = { hypothesis, startMean };
   }
 
+  /**
+   * Decodes `pcm` as a streamed utterance (live CMN from the decoder's current mean, e.g. the telephone
+   * starting mean), as a call's first utterance would be: on telephone audio of the tuning fold that beats
+   * the utterance's own mean (bench/listening.ts, wer_8k against wer_8k_streaming).
+   */
+  decodeLive(pcm: Int16Array): Hypothesis {
+    this.reset();
+    this.write(pcm);
+    return this.finish();
+  }
+
   write(pcm: Int16Array, fullUtterance = false): void {
     if (this.early) this.resume();
     if (!this.inUtterance) {

@@ -142,10 +142,11 @@ function handle(request: DecoderRequest): Omit<Extract<DecoderReply, { ok: true 
       return { ok: true };
     }
     case 'transcribe': {
-      const { decoder, initMs } = acquire();
+      const { decoder, initMs } = acquire(request.telephoneBand);
       try {
         decoder.expect(request.expectations);
-        return { ok: true, hypothesis: decoder.decodeUtterance(request.pcm), initMs };
+        const hypothesis = request.telephoneBand ? decoder.decodeLive(request.pcm) : decoder.decodeUtterance(request.pcm);
+        return { ok: true, hypothesis, initMs };
       } finally {
         release(decoder);
       }

@@ -11,7 +11,7 @@ export type DecoderRequest =
   | { seq: number; op: 'speech-paused'; lease: number }
   | { seq: number; op: 'finish'; lease: number }
   | { seq: number; op: 'close'; lease: number }
-  | { seq: number; op: 'transcribe'; pcm: Int16Array; expectations?: readonly Expectation[] }
+  | { seq: number; op: 'transcribe'; pcm: Int16Array; expectations?: readonly Expectation[]; telephoneBand?: boolean }
   | { seq: number; op: 'dispose' };
 
 export type DecoderReply =
