@@ -1,10 +1,12 @@
 /**
  * Listening benchmark on real human speech (test/fixtures/human): prints one JSON object.
  * - WER per kind (yes-no, digits, command, sentence), open vocabulary and with the kind's expectations,
- *   at 16 kHz and through a telephone channel (8 kHz mu-law and back);
+ *   at 16 kHz and through a telephone channel (8 kHz mu-law and back), the latter also with `transcribe`
+ *   told it is telephone audio (wer_8k_telephone_band);
  * - false accepts: clips checked against the expectations of other kinds, share that came back as an
  *   expected answer;
- * - end of speech → final transcript p50/p95 (streaming recognizer, with expectations, short answers);
+ * - endpoint → final transcript p50/p95 (short answers with expectations, played in real time through the
+ *   agent's VAD, endpointing and streaming recognizer: bench/listening-endpoint.ts);
  * - task success of the IVR calls in test/fixtures/human-calls (examples/scripts/parcel-line.yaml).
  * WER and false accepts are given per fold of test/fixtures/human/folds.json: constants are fitted on
  * `tuning` (speaker-disjoint from `held_out`), so the `held_out` figures are the ones to quote.
@@ -20,6 +22,8 @@ import { PocketSphinxEngine } from '../src/engines/pocketsphinx/index.js';
 import { decodeCall, runFileCall } from '../src/transports/file/run-call.js';
 import { loadScriptedDialogue } from '../plugins/index.js';
 import { readPcmWav, wordErrors } from '../test/engines-fixtures.js';
+import { defaults as sttDefaults } from '../src/agent/stt/streaming-engine-stt.js';
+import { endpointToFinalMs } from './listening-endpoint.js';
 
 const quick = process.argv.includes('--quick');
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
@@ -45,7 +49,8 @@ async function telephone(pcm: Int16Array): Promise<Int16Array> {
   return resample(decodeMuLaw(encodeMuLaw(await resample(pcm, 16000, 8000))), 8000, 16000);
 }
 
-async function werByKind(engine: PocketSphinxEngine, band: 'wide' | 'telephone') {
+/** `telephone-band`: through the telephone channel, and `transcribe` told so (`telephoneBand`). */
+async function werByKind(engine: PocketSphinxEngine, band: 'wide' | 'telephone' | 'telephone-band') {
   const totals = new Map<string, { errors: number; words: number }>();
   const add = (key: string, e: { errors: number; words: number }) => {
     const t = totals.get(key) ?? { errors: 0, words: 0 };
@@ -53,8 +58,9 @@ async function werByKind(engine: PocketSphinxEngine, band: 'wide' | 'telephone')
   };
   for (const clip of clips) {
     const pcm = band === 'wide' ? clip.pcm : await telephone(clip.pcm);
-    const open = wordErrors(clip.text, (await engine.transcribe(pcm)).text);
-    const expected = clip.kind === 'sentence' ? open : wordErrors(clip.text, (await engine.transcribe(pcm, { expectations: expectationsOf[clip.kind] })).text);
+    const telephoneBand = band === 'telephone-band';
+    const open = wordErrors(clip.text, (await engine.transcribe(pcm, { telephoneBand })).text);
+    const expected = clip.kind === 'sentence' ? open : wordErrors(clip.text, (await engine.transcribe(pcm, { telephoneBand, expectations: expectationsOf[clip.kind] })).text);
     for (const scope of [clip.kind, `${clip.kind}/${clip.fold}`]) {
       add(`${scope}/open`, open);
       add(`${scope}/expected`, expected);
@@ -119,18 +125,18 @@ async function falseAccepts(engine: PocketSphinxEngine, band: 'wide' | 'telephon
   return { trials: total, accepted: hits, rate: round(hits / total), held_out_rate: round(accepted.held_out / trials.held_out), cases };
 }
 
+/**
+ * With the default (all decoding at the endpoint) and, under `decoding_at_pause`, with the caller's pause
+ * decoded early (`speechPausedLeadMs: 250`); see bench/listening-endpoint.ts.
+ */
+const pauseLeadMs = 250;
 async function finalLatency(engine: PocketSphinxEngine) {
-  const ms: number[] = [];
-  for (const clip of clips.filter((c) => c.kind !== 'sentence')) {
-    const recognizer = engine.createRecognizer();
-    await recognizer.expect!(expectationsOf[clip.kind]);
-    for (let at = 0; at < clip.pcm.length; at += 320) await recognizer.write(clip.pcm.subarray(at, at + 320));
-    const started = performance.now();
-    await recognizer.finish();
-    ms.push(performance.now() - started);
-    recognizer.close();
-  }
-  return { utterances: ms.length, p50_ms: round(percentile(ms, 50)), p95_ms: round(percentile(ms, 95)) };
+  const short = clips.filter((c) => c.kind !== 'sentence').map((c) => ({ pcm: c.pcm, expectations: expectationsOf[c.kind] }));
+  const figures = (ms: number[]) => ({ utterances: ms.length, p50_ms: round(percentile(ms, 50)), p95_ms: round(percentile(ms, 95)) });
+  return {
+    ...figures(await endpointToFinalMs(engine, short, sttDefaults.speechPausedLeadMs)),
+    decoding_at_pause: { lead_ms: pauseLeadMs, ...figures(await endpointToFinalMs(engine, short, pauseLeadMs)) },
+  };
 }
 
 const calls = [
@@ -173,6 +179,7 @@ const sections: Array<[string, () => Promise<unknown>, boolean]> = [
   ['wer_8k', () => werByKind(engine, 'telephone'), false],
   ['false_accepts_8k', () => falseAccepts(engine, 'telephone'), false],
   ['wer_8k_streaming', () => streamingTelephoneWer(engine), false],
+  ['wer_8k_telephone_band', () => werByKind(engine, 'telephone-band'), false],
 ];
 try {
   for (const [name, run, inQuick] of sections) {

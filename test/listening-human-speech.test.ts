@@ -11,6 +11,8 @@ import { PocketSphinxEngine } from '../src/engines/pocketsphinx/index.js';
 import { decodeCall, runFileCall } from '../src/transports/file/run-call.js';
 import { loadScriptedDialogue } from '../plugins/index.js';
 import { readPcmWav } from './engines-fixtures.js';
+import { decodeMuLaw, encodeMuLaw } from '../src/audio/index.js';
+import { resample } from '../src/audio/resampler.js';
 
 const clip = (file: string) => readPcmWav(`test/fixtures/human/${file}`).samples;
 const engine = new PocketSphinxEngine();
@@ -35,6 +37,19 @@ describe('pocketsphinx with expectations, on real voices', () => {
     const command = await engine.transcribe(clip('dev_04.wav'), { expectations: [{ kind: 'yes-no' }] });
     expect(command).toMatchObject({ expected: false });
     expect(command.text).toMatch(/stop/);
+  }, 60_000);
+
+  it('decodes telephone audio from the telephone mean when told it is telephone audio (telephoneBand)', async () => {
+    const telephone = await resample(decodeMuLaw(encodeMuLaw(await resample(clip('dev_05.wav'), 16000, 8000))), 8000, 16000);
+    const expectations = [{ kind: 'choice' as const, options: ['go', 'stop', 'up', 'down', 'left', 'right', 'on', 'off'] }];
+    expect((await engine.transcribe(telephone, { expectations })).text).not.toBe('up');
+    expect(await engine.transcribe(telephone, { expectations, telephoneBand: true })).toMatchObject({ text: 'up', expected: true });
+  }, 60_000);
+
+  it('keeps a lone "no" when digits or commands are expected, not the nearest "oh" or "go"', async () => {
+    for (const expectations of [[{ kind: 'digits' as const }], [{ kind: 'choice' as const, options: ['go', 'stop', 'up'] }]]) {
+      expect(await engine.transcribe(clip('dev_02.wav'), { expectations })).toMatchObject({ text: 'no', expected: false });
+    }
   }, 60_000);
 });
 

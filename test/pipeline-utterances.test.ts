@@ -95,7 +95,7 @@ describe('segmentUtterances event by event', () => {
     let asked = 0;
     const events = summary(await run('SS........', { ...options, minSilenceMs: 10_000 }, () => (++asked, 64)));
     expect(events.filter((e) => e.startsWith('end'))).toEqual(['end 1 speech=64 voice=64 voiceArrived=64 at=128']);
-    expect(asked).toBe(2);
+    expect(asked).toBe(3); // as the utterance starts (its frames' endpointInMs), then at each frame after it
   });
 
   it('ends an utterance still open when the audio completes, at the arrival of the last voice', async () => {

@@ -7,6 +7,7 @@ import { resampleTo } from '../pipeline/resample.js';
 import { segmentUtterances, type UtteranceOptions, type VoiceEvent } from '../pipeline/utterances.js';
 import { scoreSpeech } from '../pipeline/vad.js';
 import type { WorkTracker } from '../pipeline/work.js';
+import type { UtteranceFrame } from './contracts.js';
 
 /** Caller audio of any rate → 16 kHz → VAD frames → speech probability → utterances (shared by all listeners). */
 export function callerVoice(
@@ -27,11 +28,11 @@ export function callerVoice(
 }
 
 /** The audio of one utterance, completing at its endpoint. Subscribe at its `speech-start`. */
-export function utteranceAudio(voice$: Observable<VoiceEvent>, utterance: number): Observable<AudioFrame> {
+export function utteranceAudio(voice$: Observable<VoiceEvent>, utterance: number): Observable<UtteranceFrame> {
   return voice$.pipe(
     filter((e) => e.utterance === utterance),
     takeWhile((e) => e.type !== 'speech-end'),
     filter((e): e is Extract<VoiceEvent, { type: 'speech-audio' }> => e.type === 'speech-audio'),
-    map((e) => e.frame),
+    map((e) => ({ ...e.frame, speaking: e.speaking, endpointInMs: e.endpointInMs })),
   );
 }

@@ -43,10 +43,19 @@ export interface TranscriptEvent {
   final: boolean;
 }
 
+/**
+ * A frame of a caller's utterance and, when known, whether the voice activity detector heard speech in it
+ * and how much more silence the endpoint needs after it (as it stands now).
+ */
+export interface UtteranceFrame extends AudioFrame {
+  readonly speaking?: boolean;
+  readonly endpointInMs?: number;
+}
+
 /** Streaming recognition: 16 kHz frames in, interim and final transcripts out. */
 export interface SpeechToText {
   /** `utterance$` emits the frames of one utterance (VAD-bounded) and completes when the endpoint fires. */
-  transcribe(utterance$: Observable<AudioFrame>, options?: WorkOptions): Observable<TranscriptEvent>;
+  transcribe(utterance$: Observable<UtteranceFrame>, options?: WorkOptions): Observable<TranscriptEvent>;
   /**
    * Optional: a recognizer scoped to one call, used for all its utterances (one after another), so that
    * what adapts to the caller (e.g. a decoder's cepstral mean) carries over between them. The session

@@ -54,6 +54,12 @@ export interface StreamingRecognizer {
   expect?(expectations: readonly Expectation[] | undefined): Promise<void>;
   /** The best hypothesis so far for the current utterance. */
   partial(): Promise<Hypothesis>;
+  /**
+   * Optional: the caller has stopped speaking (the agent's voice activity detector says so), and the
+   * endpoint may follow. The recognizer may decode the utterance to its end now, so that `finish()`
+   * answers at once; audio written afterwards means the caller spoke again.
+   */
+  speechPaused?(): Promise<void>;
   /** Ends the utterance and returns its final hypothesis; the recognizer is then ready for the next one. */
   finish(): Promise<Hypothesis>;
   close(): void;
@@ -73,6 +79,8 @@ export interface TranscribeOptions {
   signal?: AbortSignal;
   /** What the speaker is expected to say (see `StreamingRecognizer.expect`); engines without support ignore it. */
   expectations?: readonly Expectation[];
+  /** The audio was resampled from 8 kHz telephone audio (see `RecognizerOptions.telephoneBand`). Default false. */
+  telephoneBand?: boolean;
 }
 
 export interface SpeechRecognitionEngine {

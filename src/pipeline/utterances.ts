@@ -31,8 +31,11 @@ export const defaults: UtteranceOptions = {
 export type VoiceEvent =
   /** Speech began `atMs` (audio time of the first speech frame); `arrivedMs` is clock time of detection. */
   | { type: 'speech-start'; utterance: number; atMs: number; arrivedMs: number }
-  /** Audio of the utterance (prefix padding, speech and the trailing silence), with speech heard so far. */
-  | { type: 'speech-audio'; utterance: number; frame: AudioFrame; speechMs: number; speaking: boolean }
+  /**
+   * Audio of the utterance (prefix padding, speech and the trailing silence), with speech heard so far;
+   * `endpointInMs` is the silence the endpoint still needs after this frame, as it stands now.
+   */
+  | { type: 'speech-audio'; utterance: number; frame: AudioFrame; speechMs: number; speaking: boolean; endpointInMs: number }
   /**
    * The endpoint fired. `lastVoiceMs` is the audio time of the last speech sample and `lastVoiceArrivedMs`
    * the clock time it reached the agent; `endpointArrivedMs` is the clock time the endpoint fired.
@@ -69,6 +72,7 @@ export function segmentUtterances(
       let lastVoiceMs = 0;
       let lastVoiceArrivedMs = 0;
 
+      const endpointSilenceMs = () => silenceMs?.() ?? o.minSilenceMs;
       const end = (at: ScoredFrame) => {
         inUtterance = false;
         subscriber.next({
@@ -102,15 +106,16 @@ export function segmentUtterances(
                 atMs: first.frame.timestampMs,
                 arrivedMs: scored.arrivedMs,
               });
+              const endpointInMs = endpointSilenceMs();
               for (const pad of padding) {
-                subscriber.next({ type: 'speech-audio', utterance, frame: pad.frame, speechMs: 0, speaking: false });
+                subscriber.next({ type: 'speech-audio', utterance, frame: pad.frame, speechMs: 0, speaking: false, endpointInMs });
               }
               for (const heard of candidate) {
                 speechMs += frameDurationMs(heard.frame);
                 lengthMs += frameDurationMs(heard.frame);
                 lastVoiceMs = heard.frame.timestampMs + frameDurationMs(heard.frame);
                 lastVoiceArrivedMs = heard.arrivedMs;
-                subscriber.next({ type: 'speech-audio', utterance, frame: heard.frame, speechMs, speaking: true });
+                subscriber.next({ type: 'speech-audio', utterance, frame: heard.frame, speechMs, speaking: true, endpointInMs });
               }
               padding = [];
               paddingMs = 0;
@@ -138,8 +143,9 @@ export function segmentUtterances(
           } else {
             silentMs += durationMs;
           }
-          subscriber.next({ type: 'speech-audio', utterance, frame: scored.frame, speechMs, speaking });
-          if (silentMs >= (silenceMs?.() ?? o.minSilenceMs) || lengthMs >= o.maxUtteranceMs) end(scored);
+          const neededMs = endpointSilenceMs();
+          subscriber.next({ type: 'speech-audio', utterance, frame: scored.frame, speechMs, speaking, endpointInMs: Math.max(0, neededMs - silentMs) });
+          if (silentMs >= neededMs || lengthMs >= o.maxUtteranceMs) end(scored);
         },
         error: (error: unknown) => subscriber.error(error),
         complete: () => {

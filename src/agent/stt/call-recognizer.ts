@@ -43,6 +43,13 @@ export class CallRecognizer {
     return this.run(async (r) => (cancelled() ? undefined : r.partial()));
   }
 
+  /** The caller stopped speaking: a recognizer that can decodes the utterance now (see `StreamingRecognizer`). */
+  speechPaused(): Promise<void> {
+    return this.run(async (r) => {
+      await r.speechPaused?.();
+    });
+  }
+
   finish(): Promise<Hypothesis> {
     return this.run(async (r) => {
       this.open = false;

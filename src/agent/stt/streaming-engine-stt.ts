@@ -1,19 +1,29 @@
 import { defer, finalize, Observable } from 'rxjs';
 import type { AudioFrame } from '../../audio/index.js';
 import type { Hypothesis, SpeechRecognitionEngine, StreamingRecognizer } from '../../engines/index.js';
-import type { CallAudio, CallSpeechToText, SpeechToText, TranscriptEvent, WorkOptions } from '../contracts.js';
+import type { CallAudio, CallSpeechToText, SpeechToText, TranscriptEvent, UtteranceFrame, WorkOptions } from '../contracts.js';
 import { CallRecognizer } from './call-recognizer.js';
+import { SpeechPauses } from './speech-pauses.js';
 
 export interface StreamingEngineSttOptions {
   /** An interim transcript is asked for after each this many ms of new audio; 0 for finals only. */
   interimEveryMs: number;
+  /**
+   * When the caller has gone quiet and the endpoint is this close (by the silence it still needs, from the
+   * frames' `endpointInMs`), the recognizer is told the caller paused, so it can decode the utterance during
+   * the endpoint's silence; quiet frames are then held back until speech resumes (and dropped at the
+   * endpoint). 0 (the default) turns this off: the decode at the pause hears `endpoint - lead` of trailing
+   * silence instead of the endpoint's, which changed short answers in the IVR calls (lead 400: the 8 kHz
+   * call's "stop" became "oh im"; lead 250: the retry call's "up" became "aw"). See docs/listening.md.
+   */
+  speechPausedLeadMs: number;
   language?: string;
 }
 
 /** Callers at this rate or below are heard through a telephone band (nothing above 4 kHz). */
 const telephoneSampleRate = 8000;
 
-export const defaults: StreamingEngineSttOptions = { interimEveryMs: 160 };
+export const defaults: StreamingEngineSttOptions = { interimEveryMs: 160, speechPausedLeadMs: 0 };
 
 /**
  * True streaming recognition on an in-process engine (pocketsphinx): each frame is written as it arrives,
@@ -42,7 +52,7 @@ export class StreamingEngineSpeechToText implements SpeechToText {
   }
 
   /** Each utterance on a fresh recognizer (nothing carries over); calls should use `forCall()`. */
-  transcribe(utterance$: Observable<AudioFrame>, work: WorkOptions = {}): Observable<TranscriptEvent> {
+  transcribe(utterance$: Observable<UtteranceFrame>, work: WorkOptions = {}): Observable<TranscriptEvent> {
     return defer(() => {
       const recognizer = new CallRecognizer(() => this.createRecognizer());
       return this.recognize(recognizer, utterance$, work).pipe(finalize(() => recognizer.release()));
@@ -54,10 +64,11 @@ export class StreamingEngineSpeechToText implements SpeechToText {
     return this.engine.createRecognizer({ language: this.options.language, telephoneBand });
   }
 
-  private recognize(recognizer: CallRecognizer, utterance$: Observable<AudioFrame>, work: WorkOptions = {}): Observable<TranscriptEvent> {
+  private recognize(recognizer: CallRecognizer, utterance$: Observable<UtteranceFrame>, work: WorkOptions = {}): Observable<TranscriptEvent> {
     const track = <T>(promise: Promise<T>) => (work.track ? work.track(promise) : promise);
     return new Observable<TranscriptEvent>((subscriber) => {
       let sinceInterimMs = 0;
+      const pauses = new SpeechPauses(this.options.speechPausedLeadMs);
       let lastInterim = '';
       let stopped = false;
       let completed = false;
@@ -84,11 +95,15 @@ export class StreamingEngineSpeechToText implements SpeechToText {
             fail(new RangeError(`speech recognition takes 16000 Hz audio, got ${frame.sampleRate} Hz`));
             return;
           }
+          const cancelled = () => stopped;
+          const pause = pauses.next(frame);
+          if (pause === 'paused') step(recognizer.speechPaused());
+          if (pause !== 'write') return;
+          for (const held of pauses.release()) step(recognizer.write(held.samples, cancelled));
           sinceInterimMs += (frame.samples.length * 1000) / frame.sampleRate;
           // An interim only when the recognizer keeps up: a backlog would delay the final at the endpoint.
           const wantInterim = this.options.interimEveryMs > 0 && sinceInterimMs >= this.options.interimEveryMs && queued === 0;
           if (wantInterim) sinceInterimMs = 0;
-          const cancelled = () => stopped;
           step(recognizer.write(frame.samples, cancelled));
           if (!wantInterim) return;
           step(

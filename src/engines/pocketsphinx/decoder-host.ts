@@ -67,9 +67,9 @@ export class DecoderHost {
   }
 
   /** Decodes a whole buffer on the least-loaded worker, also against a grammar of `expectations` when given. */
-  transcribe(pcm: Int16Array, options: RunOptions & { expectations?: readonly Expectation[] } = {}): Promise<Success> {
-    const { expectations, ...run } = options;
-    return this.check(this.pool.run({ op: 'transcribe', pcm, ...(expectations ? { expectations } : {}) }, run));
+  transcribe(pcm: Int16Array, options: RunOptions & { expectations?: readonly Expectation[]; telephoneBand?: boolean } = {}): Promise<Success> {
+    const { expectations, telephoneBand, ...run } = options;
+    return this.check(this.pool.run({ op: 'transcribe', pcm, telephoneBand, ...(expectations ? { expectations } : {}) }, run));
   }
 
   /** Frees every decoder and the language model in each worker, then stops them; later requests start new ones. */

@@ -16,6 +16,7 @@ const empty: Hypothesis = { text: '', words: [] };
 type Backlogged =
   | { op: 'write'; pcm: Int16Array }
   | { op: 'expect'; expectations?: readonly Expectation[] }
+  | { op: 'speech-paused' }
   | { op: 'finish'; done: (hypothesis: Hypothesis) => void };
 
 /**
@@ -110,6 +111,11 @@ function submit(lease: Lease, request: Backlogged): void {
     lease.decoder?.expect(request.expectations);
     return;
   }
+  if (request.op === 'speech-paused') {
+    // Decodes early only what a decoder already holds: never takes a decoder for it.
+    lease.decoder?.speechPaused();
+    return;
+  }
   if (request.op === 'finish' && !lease.decoder) {
     request.done(empty);
     return;
@@ -172,6 +178,9 @@ function handle(request: DecoderRequest): Success | Promise<Success> {
       const decoder = leaseOf(request.lease).decoder;
       return { ok: true, hypothesis: decoder ? decoder.partial() : empty };
     }
+    case 'speech-paused':
+      submit(leaseOf(request.lease), { op: 'speech-paused' });
+      return { ok: true };
     case 'finish': {
       const lease = leaseOf(request.lease);
       return new Promise((resolve) => submit(lease, { op: 'finish', done: (hypothesis) => resolve({ ok: true, hypothesis }) }));
@@ -190,8 +199,9 @@ function handle(request: DecoderRequest): Success | Promise<Success> {
     case 'transcribe': {
       const decode = (decoder: SphinxDecoder, initMs?: number): Success => {
         try {
-          startAfresh(decoder, false).expect(request.expectations);
-          return { ok: true, hypothesis: decoder.decodeUtterance(request.pcm), initMs };
+          startAfresh(decoder, request.telephoneBand ?? false).expect(request.expectations);
+          const hypothesis = request.telephoneBand ? decoder.decodeLive(request.pcm) : decoder.decodeUtterance(request.pcm);
+          return { ok: true, hypothesis, initMs };
         } finally {
           supply.giveBack(decoder);
         }

@@ -45,7 +45,7 @@ export class PocketSphinxEngine implements SpeechRecognitionEngine {
     const pieces = splitAtQuietPoints(pcm16k).flatMap((whole) => (expectations ? answerRegion(whole) : voicedRegions(whole)));
     let expected: boolean | undefined;
     for (const piece of pieces) {
-      const reply = await this.host.transcribe(piece.pcm, { signal: options.signal, ...(expectations ? { expectations } : {}) });
+      const reply = await this.host.transcribe(piece.pcm, { signal: options.signal, telephoneBand: options.telephoneBand ?? false, ...(expectations ? { expectations } : {}) });
       if (reply.hypothesis?.expected !== undefined) expected = (expected ?? true) && reply.hypothesis.expected;
       options.signal?.throwIfAborted();
       const offsetMs = (piece.startSample / 16000) * 1000;

@@ -28,6 +28,9 @@ export interface ExpectedSearchOptions {
 // indistinguishable from "no"/"oh" as other grammars' answers there). Held-out figures: bench/listening.ts.
 export const defaults: ExpectedSearchOptions = { maxAcousticLossPerFrame: 7.5, minSpeechCoverage: 0.6 };
 
+/** Words that are a whole yes or no answer by themselves (not "right", "okay": choices may use them). */
+const bareYesNo = new Set(['yes', 'yeah', 'yep', 'no', 'nope']);
+
 const expectedSearch = 'expected';
 const openSearch = 'heard';
 /** sphinxbase's CMN_BATCH. */
@@ -66,6 +69,20 @@ export class ExpectedSearch {
     this.audio = [];
   }
 
+  get hasGrammar(): boolean {
+    return this.grammar !== undefined;
+  }
+
+  /** Drops the last utterance's audio (a pooled decoder should not keep a call's audio). */
+  forgetAudio(): void {
+    this.audio = [];
+  }
+
+  /** The audio of the utterance so far (kept while it has a grammar). */
+  utteranceAudio(): Int16Array {
+    return concatSamples(this.audio);
+  }
+
   heard(pcm: Int16Array): void {
     if (this.grammar && pcm.length > 0) this.audio.push(pcm);
   }
@@ -73,12 +90,16 @@ export class ExpectedSearch {
   /** `open` (the language model's result) or the grammar's, whichever fits the utterance's audio better. */
   choose(open: Decoded): Decoded {
     if (!this.grammar || this.audio.length === 0) return open;
-    const audio = concatSamples(this.audio);
-    this.audio = [];
+    const audio = this.utteranceAudio();
     const rejected = { ...open, hypothesis: { ...open.hypothesis, expected: false } };
     if (!open.hypothesis.text) return rejected;
     // Already an expected answer: decoding again could only confirm it, and would cost a third of the decode.
     if (grammarAccepts(this.grammar, open.hypothesis.text)) return { ...open, hypothesis: { ...open.hypothesis, expected: true } };
+    // A lone yes or no, heard as such by open vocabulary, is the caller's answer even when the question wanted
+    // something else ("no" beside "go" or "oh"): short, frequent words, so close to others acoustically that
+    // the grammar's nearest answer would fit them about as well. (On the tuning fold no expected answer is
+    // heard as one; folds.json.)
+    if (bareYesNo.has(open.hypothesis.text.trim())) return rejected;
     const endMean = this.cepstralMean?.snapshot();
     try {
       const expected = this.decode(expectedSearch, this.grammar, audio);

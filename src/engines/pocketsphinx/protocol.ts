@@ -8,9 +8,10 @@ export type DecoderRequest =
   | { seq: number; op: 'expect'; lease: number; expectations?: readonly Expectation[] }
   | { seq: number; op: 'write'; lease: number; pcm: Int16Array }
   | { seq: number; op: 'partial'; lease: number }
+  | { seq: number; op: 'speech-paused'; lease: number }
   | { seq: number; op: 'finish'; lease: number }
   | { seq: number; op: 'close'; lease: number }
-  | { seq: number; op: 'transcribe'; pcm: Int16Array; expectations?: readonly Expectation[] }
+  | { seq: number; op: 'transcribe'; pcm: Int16Array; expectations?: readonly Expectation[]; telephoneBand?: boolean }
   | { seq: number; op: 'dispose' };
 
 export type DecoderReply =

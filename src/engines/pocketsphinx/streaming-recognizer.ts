@@ -37,6 +37,12 @@ export class PocketSphinxRecognizer implements StreamingRecognizer {
     return (await this.lease.request({ op: 'partial' })).hypothesis ?? empty;
   }
 
+  async speechPaused(): Promise<void> {
+    this.assertOpen();
+    await this.opened;
+    await this.lease.request({ op: 'speech-paused' });
+  }
+
   async finish(): Promise<Hypothesis> {
     this.assertOpen();
     await this.opened;
