@@ -5,7 +5,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeAudio, encodeWav, parseWav } from '../src/audio/index.js';
+import { decodeMuLaw, encodeAudio, encodeMuLaw, encodeWav, parseWav } from '../src/audio/index.js';
+import { resample } from '../src/audio/resampler.js';
+import { readPcmWav } from './engines-fixtures.js';
 import { authHeader, postMsgpack, startService, wordErrorRate, type RunningService } from './service-harness.js';
 
 const speechDir = join(import.meta.dirname, 'fixtures', 'speech');
@@ -186,6 +188,16 @@ describe('POST /v1/asr', () => {
     const issues = (await bad.json()) as Array<{ loc: string[]; msg: string }>;
     expect(issues.map((issue) => issue.msg).join('; ')).toMatch(/kind: free, yes-no, digits/);
   }, 120_000);
+
+  it('decodes 8 kHz audio from the telephone cepstral mean, as a streamed call does', async () => {
+    // A real "up" (test/fixtures/human/dev_05.wav) through a mu-law telephone line, sent at 8 kHz.
+    const up = readPcmWav(join(import.meta.dirname, 'fixtures', 'human', 'dev_05.wav')).samples;
+    const line = decodeMuLaw(encodeMuLaw(await resample(up, 16000, 8000)));
+    const hints = JSON.stringify([{ kind: 'choice', options: ['go', 'stop', 'up', 'down', 'left', 'right', 'on', 'off'] }]);
+    const heard = await multipart(encodeWav(line, 8000), { hints });
+    // From the 16 kHz model mean this clip is not heard as "up" (listening-human-speech.test.ts).
+    expect(((await heard.json()) as Transcript).text).toBe('up');
+  }, 60_000);
 
   it('bills audio seconds once for a success and nothing for a failure', async () => {
     const before = server.accounts.charges.length;

@@ -19,7 +19,7 @@ export type MediaRequest =
 export type MediaReply = { seq: number } & (
   | { ok: true; op: 'open'; sampleRate: number; inputSampleRate: number; contentType: string }
   | { ok: true; op: 'bytes'; bytes: Uint8Array }
-  | { ok: true; op: 'decode'; samples: Int16Array; sampleRate: number; durationMs: number }
+  | { ok: true; op: 'decode'; samples: Int16Array; sampleRate: number; sourceRate: number; durationMs: number }
   | { ok: true; op: 'voice'; voice: VoiceSettings }
   | { ok: true; op: 'sample'; measures: SampleMeasures; wav: Uint8Array; pcm16k: Int16Array }
   | { ok: false; name: string; message: string; status?: number; index?: number }

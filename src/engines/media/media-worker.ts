@@ -61,7 +61,7 @@ async function handle(request: MediaRequest): Promise<Reply> {
       const durationMs = (decoded.samples.length * 1000) / decoded.sampleRate;
       const rate = request.sampleRate ?? decoded.sampleRate;
       const samples = rate === decoded.sampleRate ? decoded.samples : await resample(decoded.samples, decoded.sampleRate, rate);
-      return { ok: true, op: 'decode', samples: owned(samples), sampleRate: rate, durationMs };
+      return { ok: true, op: 'decode', samples: owned(samples), sampleRate: rate, sourceRate: decoded.sampleRate, durationMs };
     }
     case 'prepare-sample': {
       const decoded = await decodeFile(typeof request.file === 'string' ? await readFile(request.file) : request.file);

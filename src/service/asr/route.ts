@@ -79,7 +79,9 @@ export function registerAsrRoute(app: FastifyInstance, service: ServiceContext):
           const reservation = await reserveFor(service.accounts, request, usage);
           try {
             const engine = service.engines.asr();
-            const hypothesis = await engine.transcribe(decoded.samples, { language: input.language, signal: controller.signal, ...(input.hints ? { expectations: input.hints } : {}) });
+            // Telephone audio (8 kHz or less) starts from the telephone cepstral mean, as a streamed call does.
+            const telephoneBand = decoded.sourceRate <= 8000;
+            const hypothesis = await engine.transcribe(decoded.samples, { language: input.language, signal: controller.signal, telephoneBand, ...(input.hints ? { expectations: input.hints } : {}) });
             controller.signal.throwIfAborted();
             await reservation.settle(usage);
             asr.span.setAttributes({ [spanAttributes.asrAudioMs]: Math.round(durationMs), [spanAttributes.asrWords]: hypothesis.words.length });
