@@ -34,9 +34,11 @@ export class CallRecognizer {
   /** What the caller is expected to say from the next utterance on; kept for a recognizer made later. */
   expect(expectations: readonly Expectation[] | undefined): Promise<void> {
     this.expectations = expectations;
+    // Never makes the recognizer: expectations often come before the caller's first frame, and the recognizer
+    // is made for the caller's line (a telephone line starts from the telephone cepstral mean).
     return this.run(async (r) => {
       await r.expect?.(expectations);
-    });
+    }, { create: false });
   }
 
   partial(cancelled: () => boolean = () => false): Promise<Hypothesis | undefined> {
@@ -74,10 +76,13 @@ export class CallRecognizer {
     void done.catch(() => undefined).finally(() => this.drop());
   }
 
-  private run<T>(action: (recognizer: StreamingRecognizer) => Promise<T>): Promise<T> {
+  private run<T>(action: (recognizer: StreamingRecognizer) => Promise<T>): Promise<T>;
+  private run(action: (recognizer: StreamingRecognizer) => Promise<void>, options: { create: false }): Promise<void>;
+  private run<T>(action: (recognizer: StreamingRecognizer) => Promise<T>, { create = true } = {}): Promise<T | void> {
     if (this.released) return Promise.reject(new Error('the call speech recognizer was released'));
     return this.queued(async () => {
       if (!this.recognizer) {
+        if (!create) return;
         this.recognizer = this.create();
         if (this.expectations) await this.recognizer.expect?.(this.expectations);
       }
