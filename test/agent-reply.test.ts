@@ -37,7 +37,7 @@ function speechDouble() {
   return { tts, pieces, audio, isSubscribed: () => subscribed };
 }
 
-function setup() {
+function setup(options: { maxBufferedMs?: number; withoutClosed?: boolean } = {}) {
   let wall = 1000;
   vi.spyOn(performance, 'now').mockImplementation(() => wall);
   const clock = new VirtualClock(5000);
@@ -58,11 +58,11 @@ function setup() {
     finished: () => log.push('finished'),
     failed: (error) => failures.push(error),
     toolCall: (output, atText) => toolCalls.push([output.name, atText]),
-    closed: () => log.push('closed'),
+    ...(options.withoutClosed ? {} : { closed: () => log.push('closed') }),
   };
   const tracker = new WorkTracker();
   const reply = new AgentReply(
-    { tts: speech.tts, sink, clock, tracker, tracer, chunking: {}, playout: { leadMs: 40, tickMs: 20 } },
+    { tts: speech.tts, sink, clock, tracker, tracer, chunking: {}, playout: { leadMs: 40, tickMs: 20, ...(options.maxBufferedMs ? { maxBufferedMs: options.maxBufferedMs } : {}) } },
     dialogue,
     parent,
     callbacks,
@@ -161,6 +161,7 @@ describe('AgentReply playout', () => {
     t.speech.audio.next({ frame: audioOf(100) });
     expect(t.played).toEqual([]);
     expect(t.reply.isPlaying).toBe(false);
+    expect(t.reply.playedMs()).toBe(0);
     t.reply.play();
     t.reply.play();
     expect(t.played).toHaveLength(1);
@@ -203,6 +204,24 @@ describe('AgentReply playout', () => {
 });
 
 describe('AgentReply failures and spans', () => {
+  it('can be cancelled before it starts, and without a closed callback', () => {
+    const early = setup();
+    early.reply.cancel();
+    expect(early.log).toEqual(['closed']);
+    const held = setup({ withoutClosed: true });
+    held.reply.start(true);
+    held.reply.cancel();
+    expect(held.speech.isSubscribed()).toBe(false);
+  });
+
+  it('audio beyond what playout keeps fails the reply in the tts stage', () => {
+    const t = setup({ maxBufferedMs: 100 });
+    t.reply.start();
+    t.say('Hello.');
+    t.speech.audio.next({ frame: audioOf(200) });
+    expect(t.failures.map((f) => [f.stage, f.message])).toEqual([['tts', 'tts failed: reply longer than 100 ms of audio']]);
+  });
+
   it('a dialogue failure fails the reply in the dialogue stage and marks only the dialogue span', () => {
     const t = setup();
     t.reply.start();

@@ -30,9 +30,16 @@ function setup(options: Options = {}) {
   const exporter = new InMemorySpanExporter();
   const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }).getTracer('test');
   const transcripts = new Subject<TranscriptEvent>();
+  const tracker = new WorkTracker();
+  let track: (<T>(work: Promise<T>) => Promise<T>) | undefined;
   const resolved = resolveAgentOptions({
     dialogue: { name: 'unused', respond: () => NEVER },
-    stt: { transcribe: () => transcripts },
+    stt: {
+      transcribe: (_frames, work) => {
+        track = work?.track;
+        return transcripts;
+      },
+    },
     tts: { speak: () => NEVER },
     vad: () => {
       throw new Error('not used');
@@ -61,7 +68,7 @@ function setup(options: Options = {}) {
     failed: (error) => log.push(`failed ${error.stage}: ${error.message}`),
   };
   const state = new UtteranceState(
-    { options: resolved, tracker: new WorkTracker(), turnSpan, turnCtx: trace.setSpan(ROOT_CONTEXT, turnSpan), agent: () => (agentState === 'none' ? undefined : { reply }) },
+    { options: resolved, tracker, turnSpan, turnCtx: trace.setSpan(ROOT_CONTEXT, turnSpan), agent: () => (agentState === 'none' ? undefined : { reply }) },
     callbacks,
     NEVER,
   );
@@ -69,7 +76,7 @@ function setup(options: Options = {}) {
   const audio = (speechMs: number, speaking = true) => state.onAudio({ type: 'speech-audio', utterance: 1, frame, speechMs, speaking });
   const heard = (text: string, final = false) => transcripts.next({ text, words: [], final });
   const spans = () => Object.fromEntries(exporter.getFinishedSpans().map((s) => [s.name, s]));
-  return { state, audio, heard, log, preempted, clock, transcripts, spans, setWall: (ms: number) => (wall = ms) };
+  return { state, audio, heard, log, preempted, clock, transcripts, spans, tracker, track: () => track, setWall: (ms: number) => (wall = ms) };
 }
 
 afterEach(() => vi.restoreAllMocks());
@@ -161,6 +168,17 @@ describe('caller speech over the agent', () => {
     expect(backchannel.log).toEqual(['pause', 'final okay', 'resume', 'turn okay']);
   });
 
+  it('without a paused agent, a backchannel final resumes nothing and an interim with words over nobody interrupts nothing', () => {
+    const t = setup();
+    t.audio(100);
+    t.heard('okay', true);
+    expect(t.log).toEqual(['final okay', 'turn okay']);
+    const alone = setup({ agent: 'none' });
+    alone.audio(400);
+    alone.heard('hello there');
+    expect(alone.log).toEqual(['interim hello there']);
+  });
+
   it('a final after an interruption does not interrupt again, and with nobody speaking it only ends the turn', () => {
     const t = setup();
     t.audio(200);
@@ -236,6 +254,22 @@ describe('turn timing and spans', () => {
     const { asr, turn } = t.spans();
     expect(asr!.status).toEqual({ code: SpanStatusCode.ERROR, message: 'asr failed: decoder crashed' });
     expect(turn!.attributes).toEqual({ [spanAttributes.turnDiscarded]: true });
+  });
+
+  it('a recognition failure with the agent not paused resumes nothing', () => {
+    const t = setup();
+    t.transcripts.error(new Error('decoder crashed'));
+    expect(t.log).toEqual(['failed asr: asr failed: decoder crashed']);
+  });
+
+  it('hands recognition the tracker, so a virtual-clock driver waits for its engine calls', async () => {
+    const t = setup();
+    let finish!: () => void;
+    const work = t.track()!(new Promise<void>((resolve) => (finish = resolve)));
+    expect(t.tracker.pending).toBe(1);
+    finish();
+    await work;
+    expect(t.tracker.pending).toBe(0);
   });
 
   it('discard ends the turn as discarded, stops recognition and ignores later transcripts', () => {
