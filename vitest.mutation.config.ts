@@ -38,6 +38,7 @@ export const mutationTestFiles = [
   'test/agent-reply.test.ts',
   'test/agent-utterance-state.test.ts',
   'test/agent-session-events.test.ts',
+  'test/agent-session-turns.test.ts',
   'test/agent-answered-by.test.ts',
 ];
 

@@ -1,48 +1,15 @@
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { from } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import { VoiceAgent, type AgentEvent, type DialogueOutput, type TransportEvent } from '../src/agent/index.js';
+import { VoiceAgent, type DialogueOutput, type TransportEvent } from '../src/agent/index.js';
 import type { Expectation } from '../src/agent/expectations.js';
 import { VirtualClock } from '../src/pipeline/index.js';
 import { spanAttributes } from '../src/tracing/index.js';
 import { FileTransport } from '../src/transports/file/file-transport.js';
 import { AmplitudeStt, callerTrack, EnergyVad, FixedDialogue, ToneTts } from './agent-doubles.js';
+import { sessionCall as call } from './agent-session-call.js';
 
 // A whole call on the virtual clock with the doubles, where the transport also brings events (keypad keys,
 // a hang-up) at given call times: what the session does with them, how the call ends, and its span.
-
-type Options = Partial<ConstructorParameters<typeof VoiceAgent>[0]>;
-
-async function call(
-  options: Options = {},
-  transportEvents: Array<{ atMs: number; event: TransportEvent }> = [],
-  segments: Array<{ atMs: number; ms: number; amplitude: number }> = [],
-  totalMs = 6000,
-) {
-  const clock = new VirtualClock();
-  const exporter = new InMemorySpanExporter();
-  const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }).getTracer('test');
-  const dialogue = new FixedDialogue((input) => `you said ${input.userText}.`, 'Hi there.');
-  const agent = new VoiceAgent({ dialogue, stt: new AmplitudeStt(), tts: new ToneTts(), vad: () => new EnergyVad(), mode: 'balanced', clock, tracer, ...options });
-  const transport = new FileTransport(callerTrack(totalMs, segments), clock, { maxTailMs: 4000 });
-  const hangups: Array<string | undefined> = [];
-  const hangup = transport.hangup.bind(transport);
-  transport.hangup = (reason) => {
-    hangups.push(reason);
-    hangup(reason);
-  };
-  const session = agent.handle(transport);
-  const pending = [...transportEvents];
-  transport.settle = async () => {
-    await session.settled();
-    while (pending.length > 0 && clock.now() >= pending[0]!.atMs) transport.events$.next(pending.shift()!.event);
-  };
-  const events: AgentEvent[] = [];
-  session.events$.subscribe((event) => events.push(event));
-  const summary = await session.summary;
-  const spans = exporter.getFinishedSpans();
-  return { events, summary, session, dialogue, hangups, spans, callSpan: spans.find((s) => s.name === 'call')! };
-}
 
 const key = (atMs: number, digit: string) => ({ atMs, event: { type: 'dtmf', digit } as TransportEvent });
 const digitsExpected: Expectation[] = [{ kind: 'digits', maxLength: 3 }];
@@ -105,7 +72,14 @@ describe('how a call ends', () => {
     Object.assign(ending, {
       answeredBy: () => from<DialogueOutput[]>([{ type: 'text', delta: 'Bye.' }, { type: 'end-call', reason: 'voicemail left' }]),
     });
-    const { summary, hangups } = await call({ dialogue: ending }, [{ atMs: 300, event: { type: 'answered-by', answeredBy: 'machine_end_beep' } }]);
+    const answered: string[] = [];
+    const react = (ending as unknown as { answeredBy: () => unknown }).answeredBy;
+    Object.assign(ending, { answeredBy: (by: string) => (answered.push(by), react()) });
+    const { summary, hangups } = await call({ dialogue: ending }, [
+      { atMs: 200, event: { type: 'dtmf', digit: '1' } },
+      { atMs: 300, event: { type: 'answered-by', answeredBy: 'machine_end_beep' } },
+    ]);
+    expect(answered).toEqual(['machine_end_beep']);
     expect(summary.reason).toBe('voicemail left');
     expect(hangups).toEqual(['voicemail left']);
   });
@@ -158,13 +132,19 @@ describe('how a call ends', () => {
   it('releases the call\'s recognizer and voice detector when the call ends', async () => {
     const released: string[] = [];
     const stt = new AmplitudeStt();
+    let callerRate: (() => number | undefined) | undefined;
     Object.assign(stt, {
-      forCall: () => ({ transcribe: stt.transcribe.bind(stt), expect: () => undefined, release: () => released.push('stt') }),
+      forCall: (call: { callerSampleRate: () => number | undefined }) => {
+        callerRate = call.callerSampleRate;
+        return { transcribe: stt.transcribe.bind(stt), expect: () => undefined, release: () => released.push('stt') };
+      },
     });
     const vad = new EnergyVad();
     Object.assign(vad, { release: () => released.push('vad') });
     await call({ stt, vad: () => vad }, [{ atMs: 1000, event: { type: 'hangup' } }]);
     expect(released.sort()).toEqual(['stt', 'vad']);
+    // The call's recognizer learns the caller's sample rate from the first frame.
+    expect(callerRate!()).toBe(16_000);
   });
 });
 
