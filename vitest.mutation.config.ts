@@ -34,6 +34,7 @@ export const mutationTestFiles = [
   'test/agent-reply-tools.test.ts',
   'test/listening-expectations.test.ts',
   'test/pipeline-playout.test.ts',
+  'test/pipeline-frames.test.ts',
   'test/service-tts-synthesis.test.ts',
   'test/agent-reply.test.ts',
   'test/agent-utterance-state.test.ts',
