@@ -1,6 +1,6 @@
 import { lastValueFrom, Subject, toArray } from 'rxjs';
-import { describe, expect, it } from 'vitest';
-import { concatFrames, createFrame, splitFrame, type AudioFrame } from '../src/audio/index.js';
+import { describe, expect, it, vi } from 'vitest';
+import { concatFrames, createFrame, Resampler, splitFrame, type AudioFrame } from '../src/audio/index.js';
 import type { VoiceActivityDetector } from '../src/engines/index.js';
 import { resampleTo, scoreSpeech, VirtualClock, WorkTracker, type ScoredFrame } from '../src/pipeline/index.js';
 
@@ -97,5 +97,39 @@ describe('resampleTo', () => {
     cut.unsubscribe();
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(after).toEqual([]);
+  });
+
+  it('hands frames at the rate over at once, also again once earlier conversions have drained', async () => {
+    const source = new Subject<AudioFrame>();
+    const seen: AudioFrame[] = [];
+    source.pipe(resampleTo(16000)).subscribe((f) => seen.push(f));
+    source.next(frameAt(16000, 20));
+    expect(seen).toHaveLength(1);
+    source.next(frameAt(8000, 20));
+    source.next(frameAt(16000, 20));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(seen).toHaveLength(3);
+    source.next(frameAt(16000, 20));
+    expect(seen).toHaveLength(4);
+  });
+
+  it('fails on a rate no resampler can take, and releases its resampler when unsubscribed', async () => {
+    let failure: unknown;
+    const broken = new Subject<AudioFrame>();
+    broken.pipe(resampleTo(16000)).subscribe({ error: (e: unknown) => (failure = e) });
+    broken.next({ samples: new Int16Array(10), sampleRate: -1, timestampMs: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(failure).toBeInstanceOf(Error);
+
+    const destroy = vi.spyOn(Resampler.prototype, 'destroy');
+    const source = new Subject<AudioFrame>();
+    const subscription = source.pipe(resampleTo(16000)).subscribe();
+    source.next(frameAt(8000, 20));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(destroy).not.toHaveBeenCalled();
+    subscription.unsubscribe();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(destroy).toHaveBeenCalledTimes(1);
+    destroy.mockRestore();
   });
 });
