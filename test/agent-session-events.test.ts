@@ -18,7 +18,8 @@ describe('keypad entries through the session', () => {
   it('each key is an event; a complete entry is the caller\'s turn, answered like speech', async () => {
     const expecting = new FixedDialogue((input) => `you keyed ${input.userText}.`, 'Your code please.');
     Object.assign(expecting, { expectations: () => digitsExpected });
-    const { events, dialogue, summary } = await call({ dialogue: expecting }, [key(2000, '4'), key(2100, '1'), key(2200, '9')]);
+    const { events, dialogue, summary, spans } = await call({ dialogue: expecting }, [key(2000, '4'), key(2100, '1'), key(2200, '9')]);
+    expect(spans.filter((s) => s.name === 'turn').map((s) => s.attributes[spanAttributes.turnKind])).toEqual(['greeting', 'turn']);
     const keypad = events.filter((e) => e.type === 'dtmf' || e.type === 'keypad-entry');
     expect(keypad).toEqual([
       { type: 'dtmf', digit: '4' },

@@ -1,7 +1,8 @@
 import { SpanStatusCode } from '@opentelemetry/api';
-import { from, Observable, of, throwError } from 'rxjs';
+import { from, map, Observable, of, throwError } from 'rxjs';
 import { describe, expect, it } from 'vitest';
-import type { DialogueInput, DialogueOutput, TextToSpeech, TranscriptEvent } from '../src/agent/index.js';
+import type { DialogueInput, DialogueOutput, TextToSpeech, TranscriptEvent, WorkOptions } from '../src/agent/index.js';
+import type { AudioFrame } from '../src/audio/index.js';
 import { failureDefaults } from '../src/agent/index.js';
 import { spanAttributes } from '../src/tracing/index.js';
 import { AmplitudeStt, FixedDialogue, ToneTts } from './agent-doubles.js';
@@ -44,6 +45,31 @@ describe('turn reports and events', () => {
     expect(byParent('tts')).toContain(greeting.spanContext().spanId);
     const spoken = turns.find((s) => s !== greeting)!;
     expect(byParent('dialogue')).toContain(spoken.spanContext().spanId);
+  });
+});
+
+describe('caller turns', () => {
+  it('transcripts are trimmed, and a final of only spaces is no turn', async () => {
+    class PaddedStt extends AmplitudeStt {
+      override transcribe(utterance$: Observable<AudioFrame>, work?: WorkOptions): Observable<TranscriptEvent> {
+        return super.transcribe(utterance$, work).pipe(map((e) => ({ ...e, text: `  ${e.text} ` })));
+      }
+    }
+    const noise = { atMs: 3500, ms: 600, amplitude: 4000 }; // heard as ''
+    const { summary } = await call({ stt: new PaddedStt() }, [], [hello, noise], 7000);
+    expect(summary.turns.map((t) => t.userText)).toEqual(['', 'hello there']);
+  });
+
+  it('after a discarded utterance the silence timer starts again', async () => {
+    const noise = { atMs: 1500, ms: 600, amplitude: 4000 }; // heard as '': no turn
+    const { summary } = await call({ userSilenceTimeoutMs: 2000 }, [], [noise], 6000);
+    expect(summary.turns.map((t) => t.agentText)).toEqual(['Hi there.', 'Are you still there?']);
+  });
+
+  it('works with a speech engine that has no prepare()', async () => {
+    const tone = new ToneTts();
+    const { summary } = await call({ tts: { speak: (request) => tone.speak(request) } }, [], [hello]);
+    expect(summary.turns.map((t) => t.userText)).toEqual(['', 'hello there']);
   });
 });
 
