@@ -33,6 +33,14 @@ export const mutationTestFiles = [
   'test/agent-speech-fallback.test.ts',
   'test/agent-reply-tools.test.ts',
   'test/listening-expectations.test.ts',
+  'test/pipeline-playout.test.ts',
+  'test/pipeline-frames.test.ts',
+  'test/service-tts-synthesis.test.ts',
+  'test/agent-reply.test.ts',
+  'test/agent-utterance-state.test.ts',
+  'test/agent-session-events.test.ts',
+  'test/agent-session-turns.test.ts',
+  'test/agent-answered-by.test.ts',
 ];
 
 /**

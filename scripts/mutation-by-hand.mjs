@@ -6,17 +6,15 @@
 //   node scripts/mutation-by-hand.mjs <report.json> <source path> <test file>[,<test file>...]
 // Prints one JSON line per mutant ({line, mutator, replacement, status}) and a summary line. Runs niced, in a
 // copy under the system temp dir, so the working tree (and Stryker runs copying it) are never touched.
-import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { inSandbox, root, runTests } from './mutation-sandbox.mjs';
 
 const [reportPath, sourcePath, testList] = process.argv.slice(2);
 if (!reportPath || !sourcePath || !testList) {
   console.error('usage: node scripts/mutation-by-hand.mjs <report.json> <source path> <test file>[,<test file>...]');
   process.exit(2);
 }
-const root = resolve(import.meta.dirname, '..');
 const report = JSON.parse(readFileSync(reportPath, 'utf8'));
 const entry = Object.entries(report.files).find(([file]) => file.endsWith(sourcePath));
 if (!entry) {
@@ -26,12 +24,7 @@ if (!entry) {
 const [, result] = entry;
 const survivors = result.mutants.filter((m) => m.status === 'Survived');
 
-const sandbox = mkdtempSync(join(tmpdir(), 'shoal-by-hand-'));
-try {
-  for (const item of ['src', 'test', 'plugins', 'agents', 'package.json', 'tsconfig.json', 'vitest.config.ts']) {
-    cpSync(join(root, item), join(sandbox, item), { recursive: true });
-  }
-  symlinkSync(join(root, 'node_modules'), join(sandbox, 'node_modules'));
+inSandbox((sandbox) => {
   const original = readFileSync(join(root, sourcePath), 'utf8');
   const lineStarts = [0];
   for (let i = 0; i < original.length; i++) if (original[i] === '\n') lineStarts.push(i + 1);
@@ -43,17 +36,10 @@ try {
     const { start, end } = mutant.location;
     const mutated = original.slice(0, offset(start)) + mutant.replacement + original.slice(offset(end));
     writeFileSync(join(sandbox, sourcePath), mutated);
-    const run = spawnSync('nice', ['-n', '19', 'npx', 'vitest', 'run', '--reporter=dot', ...testList.split(',')], {
-      cwd: sandbox,
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
-    const status = run.status === 0 ? 'Survived' : run.signal ? 'Timeout' : 'Killed';
+    const status = runTests(sandbox, testList.split(','));
     if (status !== 'Survived') killed++;
     console.log(JSON.stringify({ line: start.line, mutator: mutant.mutatorName, replacement: mutant.replacement, status }));
   }
   writeFileSync(join(sandbox, sourcePath), original);
   console.log(JSON.stringify({ file: sourcePath, strykerSurvivors: survivors.length, killedByHand: killed }));
-} finally {
-  rmSync(sandbox, { recursive: true, force: true });
-}
+});

@@ -23,6 +23,8 @@ declare -A mutate=(
   [pipeline]=src/pipeline/chunk-text.ts,src/pipeline/reframe.ts,src/pipeline/utterances.ts
   [telephony]=src/transports/telephony/media-stream-messages.ts
   [telephony-endpoint]=src/transports/telephony/telephony-endpoint.ts
+  [chunk-text]=src/pipeline/chunk-text.ts
+  [text-plan]=src/service/tts/text-plan.ts
 )
 agent_doubles=test/agent-barge-in.test.ts,test/agent-interruption.test.ts,test/agent-call-timers.test.ts,test/agent-virtual-clock.test.ts,test/agent-modes.test.ts,test/agent-llm-turns.test.ts,test/agent-speech-fallback.test.ts,test/agent-reply-tools.test.ts,test/listening-expectations.test.ts
 declare -A tests=(
@@ -31,16 +33,18 @@ declare -A tests=(
   [agent-tracing]=test/agent-tracing-context.test.ts,test/agent-service-stt-trace.test.ts
   [billing]=test/service-prices.test.ts,test/service-wallet.test.ts,test/service-billing-endpoints.test.ts
   [codecs]=test/audio-g711.test.ts,test/audio-pcm.test.ts
-  [frames]=test/frame-helpers.test.ts,test/pipeline-operators.test.ts,test/engines-vad.test.ts
+  [frames]=test/pipeline-frames.test.ts,test/frame-helpers.test.ts,test/pipeline-operators.test.ts
   [interruption]=test/agent-barge-in.test.ts,test/agent-interruption.test.ts
-  [turn-taking]=$agent_doubles
-  [playout]=test/pipeline-operators.test.ts,test/agent-barge-in.test.ts
-  [session]=$agent_doubles
+  [turn-taking]=test/agent-utterance-state.test.ts,test/agent-reply.test.ts,test/agent-call-timers.test.ts,test/agent-barge-in.test.ts,test/agent-interruption.test.ts
+  [playout]=test/pipeline-playout.test.ts,test/pipeline-operators.test.ts
+  [session]=$agent_doubles,test/agent-session-events.test.ts,test/agent-session-turns.test.ts,test/agent-answered-by.test.ts
   [tts-text]=test/engines-text.test.ts,test/engines-text-chunker.test.ts,test/service-tts-text-plan.test.ts
-  [synthesis]=test/service-tts-speakers.test.ts
+  [synthesis]=test/service-tts-synthesis.test.ts,test/service-tts-speakers.test.ts
   [pipeline]=test/pipeline-operators.test.ts,test/pipeline-utterances.test.ts
   [telephony]=test/telephony-media-stream-messages.test.ts,test/transport-telephony.test.ts
   [telephony-endpoint]=test/transport-telephony.test.ts
+  [chunk-text]=test/pipeline-operators.test.ts
+  [text-plan]=test/service-tts-text-plan.test.ts
 )
 # Extra Stryker options of a group. The codecs build their encode tables once, on first use: with per-test
 # coverage only the test that happened to build the table counted as covering the encoders, so their mutants
@@ -62,6 +66,18 @@ for group in "${@:-${order[@]}}"; do
     continue
   fi
   score=$(grep -E '^All files' "reports/groups/$group.log" | awk -F'|' '{gsub(/ /, "", $2); print $2}')
-  echo "{\"group\":\"$group\",\"score\":\"$score\",\"elapsed_s\":$elapsed,\"loadavg\":\"$(cut -d' ' -f1-3 /proc/loadavg)\"}" | tee -a reports/groups/timings.jsonl
+  # The report also carries files of earlier runs (incremental): score only the group's own modules.
+  modules=$(node -e '
+    const report = require("./reports/mutation/mutation.json");
+    const wanted = process.argv[1].split(",");
+    const out = {};
+    for (const [file, { mutants }] of Object.entries(report.files)) {
+      if (!wanted.some((w) => new RegExp("^" + w.replaceAll(".", "\\.").replaceAll("*", ".*") + "$").test(file))) continue;
+      const counted = mutants.filter((m) => ["Killed", "Timeout", "Survived", "NoCoverage"].includes(m.status));
+      const detected = counted.filter((m) => m.status === "Killed" || m.status === "Timeout").length;
+      out[file] = counted.length ? Number(((100 * detected) / counted.length).toFixed(1)) : null;
+    }
+    process.stdout.write(JSON.stringify(out));' "${mutate[$group]}")
+  echo "{\"group\":\"$group\",\"score\":\"$score\",\"modules\":$modules,\"elapsed_s\":$elapsed,\"loadavg\":\"$(cut -d' ' -f1-3 /proc/loadavg)\"}" | tee -a reports/groups/timings.jsonl
   cp reports/mutation/mutation.json "reports/groups/$group.json"
 done

@@ -12,14 +12,18 @@ export function resampleTo(rate: number): OperatorFunction<AudioFrame, AudioFram
       let resampler: Resampler | undefined;
       let pending: Promise<void> = Promise.resolve();
       let closed = false;
+      /** Frames in the promise chain not emitted yet: a frame at `rate` may only skip the chain when it is empty. */
+      let queued = 0;
       const subscription = source.subscribe({
         next: (frame) => {
-          if (frame.sampleRate === rate && !resampler) {
+          if (frame.sampleRate === rate && !resampler && queued === 0) {
             subscriber.next(frame);
             return;
           }
           // Resampler creation is async (WASM load) once; frames keep their order through one promise chain.
+          queued++;
           pending = pending.then(async () => {
+            queued--;
             if (closed) return;
             if (!resampler || resampler.inputRate !== frame.sampleRate) {
               resampler?.destroy();
