@@ -73,7 +73,7 @@ function setup(options: Options = {}) {
     NEVER,
   );
   state.start();
-  const audio = (speechMs: number, speaking = true) => state.onAudio({ type: 'speech-audio', utterance: 1, frame, speechMs, speaking });
+  const audio = (speechMs: number, speaking = true) => state.onAudio({ type: 'speech-audio', utterance: 1, frame, speechMs, speaking, endpointInMs: speaking ? 500 : 300 });
   const heard = (text: string, final = false) => transcripts.next({ text, words: [], final });
   const spans = () => Object.fromEntries(exporter.getFinishedSpans().map((s) => [s.name, s]));
   return { state, audio, heard, log, preempted, clock, transcripts, spans, tracker, track: () => track, setWall: (ms: number) => (wall = ms) };
