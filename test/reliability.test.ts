@@ -18,7 +18,8 @@ import { startServeProcess, unreadLiveSessionMb, type ServeProcess } from './ser
 const slow = process.env.SHOAL_RELIABILITY === '1';
 let serve: ServeProcess;
 beforeAll(async () => {
-  serve = await startServeProcess({ inspect: true });
+  // Every TTS request is admitted as a stream (the default is one per core), so the overdraft race is decided by credit alone.
+  serve = await startServeProcess({ inspect: true, args: ['--tts-streams', '20'] });
 }, 120_000);
 afterAll(async () => {
   expect(await serve?.stop()).toBe(0);
