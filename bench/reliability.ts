@@ -15,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import { concatSamples, decodeAudio, encodeWav } from '../src/audio/index.js';
 import { priceOf } from '../src/service/store/index.js';
 import { openRaw } from '../test/raw-http.js';
-import { startServeProcess, unreadLiveSessionMb } from '../test/serve-process.js';
+import { creditsToMicros, startServeProcess, unreadLiveSessionMb } from '../test/serve-process.js';
 
 const quietArg = process.argv.indexOf('--quiet-ms');
 const quietMs = quietArg > 0 ? Number(process.argv[quietArg + 1]) : 60_000;
@@ -135,7 +135,8 @@ if (runs('connections')) {
 }
 
 // Unread live sessions: clients that send text and then stop reading.
-if (runs('unread')) figures.unreadLiveSessionMb = await unreadLiveSessionMb(serve, 'sk_dev');
+// A key of its own: the stall probes before it spend sk_dev's per-key request rate.
+if (runs('unread')) figures.unreadLiveSessionMb = await unreadLiveSessionMb(serve, (await serve.addUser('unread-reader', creditsToMicros(1000))).key);
 
 if (runs('burst')) {
   // Memory across a burst: 20 parallel 2,000-character requests.
