@@ -28,11 +28,11 @@ export interface PocketSphinxOptions {
   /**
    * Decoders one worker thread loads at most (each ~58 MB). A recognizer holds one only while an utterance is
    * decoded; when all are busy, the next utterance's audio waits (buffered, the call's normalisation kept) and is
-   * decoded at once when one is given back. One thread decodes one utterance at a time anyway: with one decoder
-   * the utterances of a worker's calls are decoded one after the other, which measured no slower under load than
-   * interleaving several decoders (bench/capacity.ts, 4 calls, v2v p95: 1.8 s with 1, 2.4 s with 2, 15.4 s with
-   * up to 8, at load 2-7), at 1-5 MB per call instead of 32-53. The cost: an utterance can wait for another
-   * call's to end. Default 1, or `SHOAL_DECODERS_PER_WORKER`.
+   * decoded at once when one is given back. A streaming utterance holds its decoder for as long as the caller
+   * speaks, so with one decoder a worker's callers who speak at once wait for each other in real time. Measured
+   * quietly (bench/capacity.ts --quick, 2 cores, load 1.3): v2v p95 at 4 / 8 calls 530 / 1,995 ms with 2,
+   * 1,376-1,562 / 4,795-5,050 ms with 1; RSS per call 36 / 20 MB with 2, 1.6-2.4 / 1.3-2.7 MB with 1.
+   * Default 2, or `SHOAL_DECODERS_PER_WORKER` (1 where memory matters more than latency).
    */
   decodersPerWorker: number;
 }
@@ -49,7 +49,7 @@ export const defaults: PocketSphinxOptions = {
   secondPass: true,
   extraArguments: [],
   idleDecoders: 4,
-  decodersPerWorker: countFromEnv(process.env, 'SHOAL_DECODERS_PER_WORKER') ?? 1,
+  decodersPerWorker: countFromEnv(process.env, 'SHOAL_DECODERS_PER_WORKER') ?? 2,
 };
 
 export const installHint = 'apt-get install pocketsphinx pocketsphinx-en-us';
