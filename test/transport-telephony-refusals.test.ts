@@ -37,13 +37,12 @@ interface Line {
 
 type Agent = (call: Call) => void | Promise<void>;
 
-const opened: Array<{ server: Server; endpoint: TelephonyEndpoint }> = [];
+const servers: Server[] = [];
+const carriers = new Set<WebSocket>();
 afterEach(async () => {
-  for (const { server, endpoint } of opened.splice(0)) {
-    endpoint.close();
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
+  for (const ws of carriers) ws.terminate();
+  carriers.clear();
+  for (const server of servers.splice(0)) await new Promise((resolve) => server.close(resolve));
 });
 
 /** A TelephonyEndpoint on a real HTTP server whose agent runs `agent` (which may throw) on each call it starts. */
@@ -66,7 +65,7 @@ async function line(options: Partial<TelephonyEndpointOptions> = {}, agent: Agen
   server.on('upgrade', (request, socket, head) => {
     if (!endpoint.handleUpgrade(request, socket, head)) socket.destroy();
   });
-  opened.push({ server, endpoint });
+  servers.push(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { endpoint, url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}`, calls, errors };
 }
@@ -76,6 +75,7 @@ type Outbound = { event: string; streamSid?: string; media?: { payload: string }
 /** The carrier's side of one media stream: what it received and how the socket closed. */
 async function dial(url: string) {
   const ws = new WebSocket(url);
+  carriers.add(ws);
   const received: Outbound[] = [];
   ws.on('message', (data: Buffer, isBinary) => {
     if (!isBinary) received.push(JSON.parse(String(data)) as Outbound);
