@@ -217,6 +217,7 @@ describe('telephony endpoint: stream life', () => {
     await vi.waitFor(() => expect(l.calls).toHaveLength(1));
     expect(l.calls[0]!.request).toEqual({ traceparent, tracestate: 'vendor=p', agent: 'receptionist', mode: 'low-latency' });
     expect(l.calls[0]!.transport.customParameters).toMatchObject({ agent: 'receptionist', mode: 'low-latency' });
+    expect(l.calls[0]!.transport.traceContext).toEqual({ traceparent, tracestate: 'vendor=p' });
 
     const unknownMode = await dial(`${l.url}/telephony`);
     unknownMode.send(twilioStart({ mode: 'turbo' }));
