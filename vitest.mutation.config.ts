@@ -18,6 +18,7 @@ export const mutationTestFiles = [
   'test/audio-g711.test.ts',
   'test/audio-pcm.test.ts',
   'test/transport-telephony.test.ts',
+  'test/transport-telephony-refusals.test.ts',
   'test/engines-text.test.ts',
   'test/service-prices.test.ts',
   'test/service-tts-speakers.test.ts',

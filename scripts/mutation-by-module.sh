@@ -42,7 +42,7 @@ declare -A tests=(
   [synthesis]=test/service-tts-synthesis.test.ts,test/service-tts-speakers.test.ts
   [pipeline]=test/pipeline-operators.test.ts,test/pipeline-utterances.test.ts
   [telephony]=test/telephony-media-stream-messages.test.ts,test/transport-telephony.test.ts
-  [telephony-endpoint]=test/transport-telephony.test.ts
+  [telephony-endpoint]=test/transport-telephony.test.ts,test/transport-telephony-refusals.test.ts
   [chunk-text]=test/pipeline-operators.test.ts
   [text-plan]=test/service-tts-text-plan.test.ts
 )

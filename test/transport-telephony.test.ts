@@ -6,6 +6,7 @@ import type { TransportEvent } from '../src/agent/contracts.js';
 import { startDemoServer, type DemoServer } from '../src/transports/browser/index.js';
 import type { CallRequest } from '../src/transports/call-session.js';
 import type { TelephonyTransport } from '../src/transports/telephony/index.js';
+import { twilioStart } from './twilio-stream-messages.js';
 
 const calls: { transport: TelephonyTransport; request: CallRequest; frames: AudioFrame[]; events: TransportEvent[]; audioDone: boolean; stopped: boolean }[] = [];
 let server: DemoServer;
@@ -39,22 +40,6 @@ async function connectStream(): Promise<{ ws: WebSocket; received: Outbound[]; c
   return { ws, received, closed };
 }
 
-function startEvent(parameters: Record<string, string>) {
-  return {
-    event: 'start',
-    sequenceNumber: '1',
-    streamSid: 'MZ0001',
-    start: {
-      accountSid: 'AC0001',
-      streamSid: 'MZ0001',
-      callSid: 'CA0001',
-      tracks: ['inbound'],
-      customParameters: parameters,
-      mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 },
-    },
-  };
-}
-
 async function until(condition: () => boolean, what: string, timeoutMs = 3000): Promise<void> {
   const start = Date.now();
   while (!condition()) {
@@ -68,7 +53,7 @@ describe('telephony media-stream transport', () => {
     const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
     const { ws } = await connectStream();
     ws.send(JSON.stringify({ event: 'connected', protocol: 'Call', version: '1.0.0' }));
-    ws.send(JSON.stringify(startEvent({ traceparent, agent: 'receptionist', mode: 'low-latency' })));
+    ws.send(JSON.stringify(twilioStart({ traceparent, agent: 'receptionist', mode: 'low-latency' })));
     await until(() => calls.length === 1, 'the call to start');
     const call = calls[0]!;
     expect(call.request).toMatchObject({ traceparent, agent: 'receptionist', mode: 'low-latency' });
@@ -106,7 +91,7 @@ describe('telephony media-stream transport', () => {
 
   it('sends agent audio as 20 ms mu-law media with a mark, counts played audio by echoed marks, and clears', async () => {
     const { ws, received } = await connectStream();
-    ws.send(JSON.stringify(startEvent({})));
+    ws.send(JSON.stringify(twilioStart({})));
     await until(() => calls.length === 2, 'the call to start');
     const call = calls[1]!;
     expect(call.transport.traceContext.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
@@ -154,7 +139,7 @@ describe('telephony media-stream transport', () => {
     ws.send('{{{ not json');
     ws.send(Buffer.from([0xff, 0x00, 0x13]));
     ws.send(JSON.stringify({ event: 'media', media: { payload: 'AAAA' } }));
-    ws.send(JSON.stringify(startEvent({ traceparent: 'not-a-traceparent' })));
+    ws.send(JSON.stringify(twilioStart({ traceparent: 'not-a-traceparent' })));
     await until(() => calls.length === 3, 'the call to start');
     const call = calls[2]!;
     ws.send(JSON.stringify({ event: 'media', media: { payload: '!!!not base64!!!' } }));
@@ -170,7 +155,7 @@ describe('telephony media-stream transport', () => {
 
   it('refuses a stream in a media format other than 8 kHz mu-law', async () => {
     const { ws, closed } = await connectStream();
-    const start = startEvent({});
+    const start = twilioStart({});
     start.start.mediaFormat = { encoding: 'audio/x-l16', sampleRate: 16000, channels: 1 };
     ws.send(JSON.stringify(start));
     expect(await closed).toBe(1003);
