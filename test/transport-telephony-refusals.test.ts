@@ -161,6 +161,17 @@ describe('telephony endpoint: refused streams', () => {
     await released(l);
   });
 
+  it("ends only the stream whose message the carrier's parser fails on (1011), reporting the error", async () => {
+    const broken = new TypeError('parser bug');
+    const l = await line({ carrier: { ...vonageCarrier, parse: () => { throw broken; } }, path: '/vonage' });
+    const stream = await dial(`${l.url}/vonage`);
+    stream.send({ event: 'websocket:connected', 'content-type': 'audio/l16;rate=16000' });
+    expect(await stream.closed).toEqual({ code: 1011, reason: 'media-stream message could not be read' });
+    expect(l.errors).toEqual([{ error: broken, streamSid: undefined }]);
+    expect(l.calls).toHaveLength(0);
+    await released(l);
+  });
+
   it('only takes upgrades on its path (/telephony by default)', async () => {
     const l = await line();
     await expect(dial(`${l.url}/elsewhere`)).rejects.toThrow();

@@ -122,10 +122,11 @@ export class TelephonyEndpoint {
       try {
         event = this.carrier.parse(rawBuffer(data), isBinary);
       } catch (error) {
-        if (!(error instanceof UnsupportedMediaFormatError)) throw error;
+        // Only this stream ends: thrown from here, the error would take down the process and every call in it.
         clearTimeout(startTimer);
         this.report(error, transport?.streamSid);
-        ws.close(1003, 'unsupported media format');
+        if (error instanceof UnsupportedMediaFormatError) ws.close(1003, 'unsupported media format');
+        else ws.close(1011, 'media-stream message could not be read');
         return;
       }
       if (!event) {
