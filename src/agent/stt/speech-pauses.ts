@@ -6,6 +6,8 @@ import type { UtteranceFrame } from '../contracts.js';
  * now), and quiet frames are held back from then on (that one included); the next speech frame lets them
  * through (`write`, after `release()`). Frames that do not say whether they hold speech are always written.
  */
+const nothingHeld: readonly UtteranceFrame[] = [];
+
 export class SpeechPauses {
   private spoke = false;
   private paused = false;
@@ -31,7 +33,9 @@ export class SpeechPauses {
   }
 
   /** The frames held back since the pause, in order; they are written before the frame that resumed speech. */
-  release(): UtteranceFrame[] {
+  release(): readonly UtteranceFrame[] {
+    // Asked on every written frame: nothing to allocate when nothing is held.
+    if (this.held.length === 0) return nothingHeld;
     const held = this.held;
     this.held = [];
     return held;

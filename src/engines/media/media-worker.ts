@@ -23,10 +23,10 @@ function encoderOf(stream: number): Promise<StreamingEncoder> {
   return encoder;
 }
 
-/** Decodes one file; a failure names the file's position among several. */
-async function decodeFile(bytes: Uint8Array, index?: number) {
+/** Decodes one file (its bytes, or its path); a failure names the file's position among several. */
+async function decodeFile(file: Uint8Array | string, index?: number) {
   try {
-    return await decodeAudio(bytes);
+    return await decodeAudio(typeof file === 'string' ? await readFile(file) : file);
   } catch (error) {
     throw Object.assign(error as Error, { index });
   }
@@ -57,14 +57,14 @@ async function handle(request: MediaRequest): Promise<Reply> {
       return { ok: true, op: 'bytes', bytes: new Uint8Array(0) };
     }
     case 'decode': {
-      const decoded = await decodeFile(typeof request.file === 'string' ? await readFile(request.file) : request.file);
+      const decoded = await decodeFile(request.file);
       const durationMs = (decoded.samples.length * 1000) / decoded.sampleRate;
       const rate = request.sampleRate ?? decoded.sampleRate;
       const samples = rate === decoded.sampleRate ? decoded.samples : await resample(decoded.samples, decoded.sampleRate, rate);
       return { ok: true, op: 'decode', samples: owned(samples), sampleRate: rate, sourceRate: decoded.sampleRate, durationMs };
     }
     case 'prepare-sample': {
-      const decoded = await decodeFile(typeof request.file === 'string' ? await readFile(request.file) : request.file);
+      const decoded = await decodeFile(request.file);
       const measures = measureSample(decoded.samples, decoded.sampleRate);
       const pcm16k = decoded.sampleRate === 16_000 ? decoded.samples : await resample(decoded.samples, decoded.sampleRate, 16_000);
       const stored = request.enhance ? enhanceSample(decoded.samples, decoded.sampleRate) : decoded.samples;
