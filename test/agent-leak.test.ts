@@ -50,7 +50,7 @@ describe('resources across many calls', () => {
       await settleLoop();
       const before = handles();
       const rssBefore = process.memoryUsage().rss;
-      for (let i = 0; i < 15; i++) {
+      for (let i = 0; i < 8; i++) {
         const { summary } = await runFileCall(stack.agentFor(createDialogue('echo')), caller, { fast: true });
         expect(summary.turns.some((t) => t.userText.includes('table'))).toBe(true);
       }
