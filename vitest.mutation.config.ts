@@ -29,6 +29,7 @@ export const mutationTestFiles = [
   'test/agent-call-timers.test.ts',
   'test/frame-helpers.test.ts',
   'test/service-wallet.test.ts',
+  'test/service-wallet-route.test.ts',
   'test/agent-tracing-context.test.ts',
   'test/agent-llm-turns.test.ts',
   'test/agent-speech-fallback.test.ts',
