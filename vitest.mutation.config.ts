@@ -42,6 +42,7 @@ export const mutationTestFiles = [
   'test/agent-utterance-state.test.ts',
   'test/agent-session-events.test.ts',
   'test/agent-session-turns.test.ts',
+  'test/agent-session-preemptive.test.ts',
   'test/agent-answered-by.test.ts',
 ];
 

@@ -1,4 +1,4 @@
-import { map, Observable, of } from 'rxjs';
+import { concatMap, map, Observable, of, timer } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import type { DialogueInput, DialogueOutput, TranscriptEvent, WorkOptions } from '../src/agent/index.js';
 import type { Expectation } from '../src/agent/expectations.js';
@@ -10,14 +10,24 @@ import { sessionCall as call } from './agent-session-call.js';
 // The caller's side of a low-latency call on the virtual clock: a reply started on a stable interim and kept
 // or thrown away by the final transcript, what the interim tells the endpoint, and an utterance the goodbye cuts.
 
-/** Hears each utterance as scripted: its interim (after 96 ms of voice) and its final transcript. */
+/**
+ * Hears each utterance as scripted: its interim (after 96 ms of voice) and its final transcript, the final
+ * `finalAfterMs` after the endpoint (a slow recognizer; needs the call's `clock`).
+ */
 class ScriptedStt extends AmplitudeStt {
-  constructor(private readonly script: Array<{ interim: string; final: string }>) {
+  constructor(
+    private readonly script: Array<{ interim: string; final: string; finalAfterMs?: number }>,
+    private readonly clock?: VirtualClock,
+  ) {
     super();
   }
   override transcribe(utterance$: Observable<AudioFrame>, work?: WorkOptions): Observable<TranscriptEvent> {
     const said = this.script[this.utterances]!;
-    return super.transcribe(utterance$, work).pipe(map((e) => ({ ...e, text: e.final ? said.final : said.interim })));
+    const late = (e: TranscriptEvent) => (e.final && said.finalAfterMs ? timer(said.finalAfterMs, this.clock!.scheduler).pipe(map(() => e)) : of(e));
+    return super.transcribe(utterance$, work).pipe(
+      map((e) => ({ ...e, text: e.final ? said.final : said.interim })),
+      concatMap(late),
+    );
   }
 }
 
@@ -75,6 +85,33 @@ describe('a reply started on the interim', () => {
     expect(requests[0]!.fate!.atMs).toBeLessThan(2600);
     expect(summary.turns.map((t) => t.agentText)).toEqual(['Hi.']);
   });
+
+  it("a reply started for the caller's next utterance never answers the one before", async () => {
+    // "book a table" (1500–2100 ms, final 1000 ms late), then "for two" (2400–2700 ms, final 2500 ms late):
+    // the second utterance's reply starts before the first one's final comes.
+    const clock = new VirtualClock();
+    const { dialogue, requests } = recordingDialogue(clock);
+    const stt = new ScriptedStt(
+      [
+        { interim: 'book a table', final: 'book a table', finalAfterMs: 1000 },
+        { interim: 'for two', final: 'for two', finalAfterMs: 2500 },
+      ],
+      clock,
+    );
+    const next = { atMs: 2400, ms: 300, amplitude: 5000 };
+    const { summary } = await call({ mode: 'low-latency', clock, dialogue, stt }, [], [speech, next], 8000);
+    expect(summary.turns.map((t) => [t.userText, t.agentText])).toEqual([
+      ['', 'Hi.'],
+      ['book a table', 'you said book a table.'],
+      ['for two', 'you said for two.'],
+    ]);
+    expect(requests.map((r) => [r.userText, r.speculative, r.fate?.kept])).toEqual([
+      ['book a table', true, false],
+      ['for two', true, false],
+      ['book a table', false, undefined],
+      ['for two', false, undefined],
+    ]);
+  });
 });
 
 describe('what the caller has said so far sets the endpoint', () => {
@@ -102,5 +139,19 @@ describe('the goodbye', () => {
     expect(summary.turns.map((t) => t.userText)).toEqual(['', '']);
     expect(summary.turns[1]!.agentText).toBe('Thank you for calling. Goodbye.');
     expect(events.filter((e) => e.type === 'transcript' && e.final)).toEqual([]);
+  });
+});
+
+describe('a backchannel over the agent', () => {
+  it('does not start the silence timeout while the agent still speaks', async () => {
+    // "okay" (500–800 ms) over a 3 s greeting; the caller then stays silent: the one allowed silence (1 s)
+    // counts from the end of the greeting, so the greeting is heard whole and the goodbye follows it.
+    const long = new FixedDialogue('fine.', 'one two three four five six seven eight nine ten.');
+    const okay = { atMs: 500, ms: 300, amplitude: 6000 };
+    const { summary } = await call({ dialogue: long, userSilenceTimeoutMs: 1000, maxReprompts: 0 }, [], [okay], 6000);
+    expect(summary.turns.map((t) => [t.agentText, t.interrupted])).toEqual([
+      ['one two three four five six seven eight nine ten.', false],
+      ['Thank you for calling. Goodbye.', false],
+    ]);
   });
 });
