@@ -140,6 +140,15 @@ describe('the goodbye', () => {
     expect(summary.turns[1]!.agentText).toBe('Thank you for calling. Goodbye.');
     expect(events.filter((e) => e.type === 'transcript' && e.final)).toEqual([]);
   });
+
+  it('ends the call when the caller talks over the goodbye', async () => {
+    // The goodbye starts at 1800 ms over the caller's voice (until 2100 ms), which cuts it.
+    const { summary, hangups, events } = await call({ maxCallMs: 1800 }, [], [speech], 6000);
+    expect(events).toContainEqual({ type: 'agent-stopped-speaking', turn: 1, interrupted: true });
+    expect(summary.reason).toBe('agent ended the call');
+    expect(hangups).toEqual(['agent ended the call']);
+    expect(summary.turns.map((t) => t.userText)).toEqual(['', '']);
+  });
 });
 
 describe('a backchannel over the agent', () => {
