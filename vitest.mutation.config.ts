@@ -29,6 +29,7 @@ export const mutationTestFiles = [
   'test/agent-call-timers.test.ts',
   'test/frame-helpers.test.ts',
   'test/service-wallet.test.ts',
+  'test/service-wallet-route.test.ts',
   'test/agent-tracing-context.test.ts',
   'test/agent-llm-turns.test.ts',
   'test/agent-speech-fallback.test.ts',
@@ -41,6 +42,7 @@ export const mutationTestFiles = [
   'test/agent-utterance-state.test.ts',
   'test/agent-session-events.test.ts',
   'test/agent-session-turns.test.ts',
+  'test/agent-session-preemptive.test.ts',
   'test/agent-answered-by.test.ts',
 ];
 

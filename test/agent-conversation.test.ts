@@ -64,9 +64,10 @@ describe.each<AgentMode>(['balanced', 'low-latency'])('conversations on the fixt
     expect(userTurns.map((t) => t.turn)).toEqual([1, 2, 3]);
     const wideband = caller.sampleRate >= 16000;
     const wer = callWer(fixture.turns, userTurns.map((t) => t.userText));
-    // 8 kHz telephone audio on streaming pocketsphinx (wideband model; one recognizer per call starting from
-    // a telephone cepstral mean) still loses words in the first turn: measured 35% WER, 94% before.
-    expect(wer).toBeLessThanOrEqual(wideband ? 0.3 : 0.5);
+    // Measured (session 5, both modes alike): booking-16k 3 errors in 17 words (17.6 %), support-16k 0;
+    // booking-8k-ulaw 4 in 17 (23.5 %; streaming pocketsphinx from a telephone cepstral mean loses words in
+    // the first turn; 94 % before that). Bounds at ~1.5 x the measured errors: 4 of 17 and 6 of 17.
+    expect(wer).toBeLessThanOrEqual(wideband ? 4 / 17 : 6 / 17);
     // On narrowband audio the words heard may change the caller's intent; the replies then follow what was heard.
     const expected = await expectedReplies(agentName, wideband ? fixture.turns : userTurns.map((t) => t.userText));
     for (const [i, turn] of userTurns.entries()) {

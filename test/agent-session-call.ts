@@ -8,7 +8,7 @@ import { AmplitudeStt, callerTrack, EnergyVad, FixedDialogue, ToneTts } from './
  * A whole call on the virtual clock with the doubles (greeting "Hi there.", replies "you said …"), where the
  * transport also brings events (keypad keys, a hang-up, machine detection) at given call times, and its audio
  * fails at `audioFailsAtMs`. Returns every event, the summary, the transport's own hang-ups, its clears (call
- * times) and the finished spans.
+ * times) and the finished spans. A `VirtualClock` given as `clock` is the call's clock (for doubles that read it).
  */
 export type SessionCallOptions = Partial<ConstructorParameters<typeof VoiceAgent>[0]>;
 
@@ -19,7 +19,7 @@ export async function sessionCall(
   totalMs = 6000,
   audioFailsAtMs = Infinity,
 ) {
-  const clock = new VirtualClock();
+  const clock = options.clock instanceof VirtualClock ? options.clock : new VirtualClock();
   const exporter = new InMemorySpanExporter();
   const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }).getTracer('test');
   const dialogue = new FixedDialogue((input) => `you said ${input.userText}.`, 'Hi there.');

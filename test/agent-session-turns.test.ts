@@ -55,7 +55,7 @@ describe('caller turns', () => {
         return super.transcribe(utterance$, work).pipe(map((e) => ({ ...e, text: `  ${e.text} ` })));
       }
     }
-    const noise = { atMs: 3500, ms: 600, amplitude: 4000 }; // heard as ''
+    const noise = { atMs: 4500, ms: 600, amplitude: 4000 }; // heard as '', after the reply to "hello there" ended
     const { summary } = await call({ stt: new PaddedStt() }, [], [hello, noise], 7000);
     expect(summary.turns.map((t) => t.userText)).toEqual(['', 'hello there']);
   });

@@ -82,6 +82,8 @@ export class AgentSpeaking {
     active.report.interrupted = true;
     active.report.metrics.interrupted = true;
     this.finishReport(active, heard);
+    // A goodbye the caller talks over still ends the call: nothing else would (no turn, no timer left).
+    if (active.endAfter) core.end('agent ended the call', false);
   }
 
   /** A reply; `continues` is a failed reply whose turn this one (a fallback line) completes. */
