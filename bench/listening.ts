@@ -5,6 +5,9 @@
  *   told it is telephone audio (wer_8k_telephone_band);
  * - false accepts: clips checked against the expectations of other kinds, share that came back as an
  *   expected answer;
+ * - the same streamed in 20 ms frames to a fresh recognizer, as a call's first answer is heard: at 16 kHz with
+ *   the agent stacks' decoder arguments (wer_16k_streaming: what a caller of `shoal agent`/`shoal talk` gets;
+ *   wer_16k is what `shoal asr` and `/v1/asr` give), and through the telephone channel (wer_8k_streaming);
  * - endpoint → final transcript p50/p95 (short answers with expectations, played in real time through the
  *   agent's VAD, endpointing and streaming recognizer: bench/listening-endpoint.ts);
  * - task success of the IVR calls in test/fixtures/human-calls (examples/scripts/parcel-line.yaml).
@@ -19,11 +22,13 @@ import { createEmbeddedAgentStack, percentile, type AgentEvent, type Expectation
 import { decodeMuLaw, encodeMuLaw } from '../src/audio/index.js';
 import { resample } from '../src/audio/resampler.js';
 import { PocketSphinxEngine } from '../src/engines/pocketsphinx/index.js';
+import type { Hypothesis } from '../src/engines/types.js';
 import { decodeCall, runFileCall } from '../src/transports/file/run-call.js';
 import { loadScriptedDialogue } from '../plugins/index.js';
 import { readPcmWav, wordErrors } from '../test/engines-fixtures.js';
 import { defaults as sttDefaults } from '../src/agent/stt/streaming-engine-stt.js';
 import { endpointToFinalMs } from './listening-endpoint.js';
+import { streamingAsrArguments } from '../src/agent/stack/asr-arguments.js';
 
 const quick = process.argv.includes('--quick');
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
@@ -80,39 +85,54 @@ async function werByKind(engine: PocketSphinxEngine, band: 'wide' | 'telephone' 
   };
 }
 
+/** How a section hears one clip, with or without expectations. */
+type Hear = (pcm: Int16Array, expectations?: Expectation[]) => Promise<Hypothesis>;
+
 /**
- * Like a phone call's first answer: each clip through the telephone channel, streamed in 20 ms frames to a
- * fresh recognizer for telephone-band audio (live normalisation from the telephone starting mean).
+ * Like a call's first answer: the clip streamed in 20 ms frames to a fresh recognizer; for telephone-band audio
+ * (live normalisation from the telephone starting mean) when `telephoneBand`.
  */
-async function streamingTelephoneWer(engine: PocketSphinxEngine) {
-  const totals: Record<string, { errors: number; words: number }> = {};
-  for (const clip of clips) {
-    const pcm = await telephone(clip.pcm);
-    for (const mode of clip.kind === 'sentence' ? ['open'] : ['open', 'expected']) {
-      const recognizer = engine.createRecognizer({ telephoneBand: true });
-      if (mode === 'expected') await recognizer.expect!(expectationsOf[clip.kind]);
+function streamed(engine: PocketSphinxEngine, telephoneBand: boolean): Hear {
+  return async (pcm, expectations) => {
+    const recognizer = engine.createRecognizer({ telephoneBand });
+    try {
+      if (expectations) await recognizer.expect!(expectations);
       for (let at = 0; at < pcm.length; at += 320) await recognizer.write(pcm.subarray(at, at + 320));
-      const heard = await recognizer.finish();
+      return await recognizer.finish();
+    } finally {
       recognizer.close();
-      const e = wordErrors(clip.text, heard.text);
-      for (const key of [`${clip.kind === 'sentence' ? 'sentence' : 'short_answers'}/${clip.fold}/${mode}`]) {
-        const t = (totals[key] ??= { errors: 0, words: 0 });
-        t.errors += e.errors;
-        t.words += e.words;
-      }
     }
-  }
-  return Object.fromEntries(Object.entries(totals).map(([key, t]) => [key, round(t.errors / t.words)]));
+  };
 }
 
-async function falseAccepts(engine: PocketSphinxEngine, band: 'wide' | 'telephone') {
+/** Streamed WER per fold and, as `false_accepts`, the false accepts of the same streamed path. */
+async function streamingWer(engine: PocketSphinxEngine, band: 'wide' | 'telephone') {
+  const hear = streamed(engine, band === 'telephone');
+  const totals: Record<string, { errors: number; words: number }> = {};
+  for (const clip of clips) {
+    const pcm = band === 'wide' ? clip.pcm : await telephone(clip.pcm);
+    for (const mode of clip.kind === 'sentence' ? ['open'] : ['open', 'expected']) {
+      const heard = await hear(pcm, mode === 'expected' ? expectationsOf[clip.kind] : undefined);
+      const e = wordErrors(clip.text, heard.text);
+      const t = (totals[`${clip.kind === 'sentence' ? 'sentence' : 'short_answers'}/${clip.fold}/${mode}`] ??= { errors: 0, words: 0 });
+      t.errors += e.errors;
+      t.words += e.words;
+    }
+  }
+  return {
+    ...Object.fromEntries(Object.entries(totals).map(([key, t]) => [key, round(t.errors / t.words)])),
+    false_accepts: await falseAccepts(hear, band),
+  };
+}
+
+async function falseAccepts(hear: Hear, band: 'wide' | 'telephone') {
   const trials = { tuning: 0, held_out: 0 };
   const accepted = { tuning: 0, held_out: 0 };
   const cases: string[] = [];
   for (const clip of clips) {
     for (const kind of kinds.filter((k) => k !== clip.kind && k !== 'sentence')) {
       const pcm = band === 'wide' ? clip.pcm : await telephone(clip.pcm);
-      const heard = await engine.transcribe(pcm, { expectations: expectationsOf[kind] });
+      const heard = await hear(pcm, expectationsOf[kind]);
       trials[clip.fold]++;
       if (heard.expected) {
         accepted[clip.fold]++;
@@ -165,6 +185,9 @@ async function ivrCalls() {
 }
 
 const engine = new PocketSphinxEngine();
+const wholeFile: Hear = (pcm, expectations) => engine.transcribe(pcm, { expectations });
+/** Decodes as the agent stacks' recognizers do (src/agent/stack/asr-arguments.ts). */
+const agentEngine = new PocketSphinxEngine({ extraArguments: streamingAsrArguments });
 const report: Record<string, unknown> = { load_average_at_start: loadavg().map((v) => Math.round(v * 100) / 100) };
 /** Each section is also printed to stderr as it completes, so a run cut short still leaves its figures. */
 async function section(name: string, run: () => Promise<unknown>): Promise<void> {
@@ -173,12 +196,13 @@ async function section(name: string, run: () => Promise<unknown>): Promise<void>
 }
 const sections: Array<[string, () => Promise<unknown>, boolean]> = [
   ['wer_16k', () => werByKind(engine, 'wide'), true],
-  ['false_accepts', () => falseAccepts(engine, 'wide'), true],
+  ['wer_16k_streaming', () => streamingWer(agentEngine, 'wide'), true],
+  ['false_accepts', () => falseAccepts(wholeFile, 'wide'), true],
   ['end_of_speech_to_final_with_expectations', () => finalLatency(engine), true],
   ['ivr_calls', () => ivrCalls(), false],
   ['wer_8k', () => werByKind(engine, 'telephone'), false],
-  ['false_accepts_8k', () => falseAccepts(engine, 'telephone'), false],
-  ['wer_8k_streaming', () => streamingTelephoneWer(engine), false],
+  ['false_accepts_8k', () => falseAccepts(wholeFile, 'telephone'), false],
+  ['wer_8k_streaming', () => streamingWer(engine, 'telephone'), false],
   ['wer_8k_telephone_band', () => werByKind(engine, 'telephone-band'), false],
 ];
 try {
@@ -188,5 +212,5 @@ try {
   report.load_average_at_end = loadavg().map((v) => Math.round(v * 100) / 100);
   console.log(JSON.stringify(report));
 } finally {
-  await engine.shutdown();
+  await Promise.all([engine.shutdown(), agentEngine.shutdown()]);
 }

@@ -107,8 +107,12 @@ export class ExpectedSearch {
       // The language model's words aligned to the same audio by the same kind of search, so that the two
       // acoustic scores compare like with like.
       const aligned = this.decode(openSearch, alignmentGrammar(open.hypothesis.text), audio);
-      const lossPerFrame = (aligned.acousticScore - expected.acousticScore) / Math.max(1, expected.frames);
-      const coverage = speechMs(expected) / Math.max(1, speechMs(aligned));
+      // No alignment: the open words cannot explain this audio within the search's beams (heard through another
+      // normalisation: a streamed utterance's live mean), so they fit worse than the grammar's path, whatever
+      // the loss; coverage is then measured against the open search's own word times.
+      const unaligned = aligned.frames === 0;
+      const lossPerFrame = unaligned ? 0 : (aligned.acousticScore - expected.acousticScore) / Math.max(1, expected.frames);
+      const coverage = speechMs(expected) / Math.max(1, speechMs(unaligned ? open : aligned));
       if (lossPerFrame > this.options.maxAcousticLossPerFrame || coverage < this.options.minSpeechCoverage) return rejected;
       return { ...expected, hypothesis: { ...expected.hypothesis, expected: true } };
     } finally {
