@@ -7,7 +7,8 @@
  *   expected answer;
  * - the same streamed in 20 ms frames to a fresh recognizer, as a call's first answer is heard: at 16 kHz with
  *   the agent stacks' decoder arguments (wer_16k_streaming: what a caller of `shoal agent`/`shoal talk` gets;
- *   wer_16k is what `shoal asr` and `/v1/asr` give), and through the telephone channel (wer_8k_streaming);
+ *   wer_16k is what `shoal asr` and `/v1/asr` give), and through the telephone channel with the same arguments
+ *   (wer_8k_streaming: what a phone caller gets);
  * - endpoint → final transcript p50/p95 (short answers with expectations, played in real time through the
  *   agent's VAD, endpointing and streaming recognizer: bench/listening-endpoint.ts);
  * - task success of the IVR calls in test/fixtures/human-calls (examples/scripts/parcel-line.yaml).
@@ -202,7 +203,7 @@ const sections: Array<[string, () => Promise<unknown>, boolean]> = [
   ['ivr_calls', () => ivrCalls(), false],
   ['wer_8k', () => werByKind(engine, 'telephone'), false],
   ['false_accepts_8k', () => falseAccepts(wholeFile, 'telephone'), false],
-  ['wer_8k_streaming', () => streamingWer(engine, 'telephone'), false],
+  ['wer_8k_streaming', () => streamingWer(agentEngine, 'telephone'), false],
   ['wer_8k_telephone_band', () => werByKind(engine, 'telephone-band'), false],
 ];
 try {
