@@ -1,35 +1,67 @@
 import type { UtteranceFrame } from '../contracts.js';
 
-/**
- * Where an utterance's frames go when the caller pauses. Once the caller has spoken and then gone quiet
- * with the endpoint `leadMs` or less away, the recognizer is told (`paused`: it may decode the utterance
- * now), and quiet frames are held back from then on (that one included); the next speech frame lets them
- * through (`write`, after `release()`). Frames that do not say whether they hold speech are always written.
- */
+/** How much of a pause the recognizer hears, and when it is told of it. All durations in ms. */
+export interface SpeechPausesOptions {
+  /**
+   * The recognizer hears at most this much quiet after the caller's last speech frame: later quiet frames
+   * are held back, written if speech resumes and dropped at the endpoint. Whether or not the utterance is
+   * decoded at the pause, the recognizer thus hears the same audio.
+   */
+  trailingQuietMs: number;
+  /**
+   * Once the trailing quiet has been heard and the endpoint is this close (the frames' `endpointInMs`), the
+   * recognizer is told the caller paused, so it can decode the utterance before the endpoint; 0: never.
+   */
+  speechPausedLeadMs: number;
+}
+
 const nothingHeld: readonly UtteranceFrame[] = [];
 
+/**
+ * Where an utterance's frames go when the caller pauses (see `SpeechPausesOptions`). Frames that do not say
+ * whether they hold speech (`speaking`, `endpointInMs`) are always written.
+ */
 export class SpeechPauses {
   private spoke = false;
-  private paused = false;
+  private quietMs = 0;
+  private told = false;
   private held: UtteranceFrame[] = [];
 
-  constructor(private readonly leadMs: number) {}
+  constructor(private readonly options: SpeechPausesOptions) {}
 
-  next(frame: UtteranceFrame): 'write' | 'paused' | 'held' {
-    if (this.leadMs <= 0 || frame.speaking === undefined || frame.endpointInMs === undefined) return 'write';
+  /** Whether the frame is written now or held back. */
+  next(frame: UtteranceFrame): 'write' | 'hold' {
+    if (frame.speaking === undefined || frame.endpointInMs === undefined) return 'write';
     if (frame.speaking) {
       this.spoke = true;
-      this.paused = false;
+      this.quietMs = 0;
+      this.told = false;
       return 'write';
     }
-    if (this.paused) {
+    if (!this.spoke) return 'write';
+    if (this.quietMs >= this.options.trailingQuietMs) {
       this.held.push(frame);
-      return 'held';
+      return 'hold';
     }
-    if (!this.spoke || frame.endpointInMs > this.leadMs) return 'write';
-    this.paused = true;
-    this.held.push(frame);
-    return 'paused';
+    this.quietMs += (frame.samples.length * 1000) / frame.sampleRate;
+    return 'write';
+  }
+
+  /**
+   * Asked after each frame (once it is written or held): true once per pause, when the trailing quiet has
+   * been heard and the endpoint is `speechPausedLeadMs` or less away.
+   */
+  pauseDue(frame: UtteranceFrame): boolean {
+    const due =
+      this.options.speechPausedLeadMs > 0 &&
+      this.spoke &&
+      !this.told &&
+      frame.speaking === false &&
+      this.quietMs >= this.options.trailingQuietMs &&
+      frame.endpointInMs !== undefined &&
+      frame.endpointInMs <= this.options.speechPausedLeadMs;
+    if (due) this.told = true;
+    return due;
   }
 
   /** The frames held back since the pause, in order; they are written before the frame that resumed speech. */
