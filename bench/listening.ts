@@ -130,13 +130,13 @@ async function falseAccepts(engine: PocketSphinxEngine, band: 'wide' | 'telephon
 /**
  * Measured on the recognizer configuration every agent stack runs (`streamingAsrArguments`), not this bench's
  * WER engine: with the STT defaults (the utterance decoded at the caller's pause) and, under `at_endpoint`,
- * with all decoding after the endpoint (`speechPausedLeadMs: 0`; same texts). See bench/listening-endpoint.ts.
+ * with all decoding after the endpoint (`decodeAtPause: false`; the same texts by construction). See bench/listening-endpoint.ts.
  */
 async function finalLatency() {
   const agentEngine = new PocketSphinxEngine({ extraArguments: [...streamingAsrArguments] });
   const short = clips.filter((c) => c.kind !== 'sentence');
   const streamed = short.map((c) => ({ pcm: c.pcm, expectations: expectationsOf[c.kind] }));
-  const figures = async (stt: { speechPausedLeadMs?: number }) => {
+  const figures = async (stt: { decodeAtPause?: boolean }) => {
     const { texts, endpointToFinalMs: ms } = await streamAnswers(agentEngine, streamed, stt);
     const errors = texts.map((text, i) => wordErrors(short[i]!.text, text));
     const wer = (fold: Fold) => {
@@ -151,7 +151,7 @@ async function finalLatency() {
       trailing_quiet_ms: sttDefaults.trailingQuietMs,
       speech_paused_lead_ms: sttDefaults.speechPausedLeadMs,
       ...(await figures({})),
-      at_endpoint: await figures({ speechPausedLeadMs: 0 }),
+      at_endpoint: await figures({ decodeAtPause: false }),
     };
   } finally {
     await agentEngine.shutdown();

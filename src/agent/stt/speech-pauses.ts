@@ -3,16 +3,16 @@ import type { UtteranceFrame } from '../contracts.js';
 /** How much of a pause the recognizer hears, and when it is told of it. All durations in ms. */
 export interface SpeechPausesOptions {
   /**
-   * The recognizer hears at most this much quiet after the caller's last speech frame: later quiet frames
-   * are held back, written if speech resumes and dropped at the endpoint. Whether or not the utterance is
-   * decoded at the pause, the recognizer thus hears the same audio.
+   * After the caller's last speech frame the recognizer hears quiet frames until it has heard at least this
+   * much quiet and the endpoint is `speechPausedLeadMs` or less away; later quiet frames are held back,
+   * written if speech resumes and dropped at the endpoint. Whether or not the utterance is decoded at the
+   * pause, the recognizer thus hears the same audio.
    */
   trailingQuietMs: number;
-  /**
-   * Once the trailing quiet has been heard and the endpoint is this close (the frames' `endpointInMs`), the
-   * recognizer is told the caller paused, so it can decode the utterance before the endpoint; 0: never.
-   */
+  /** The time left before the endpoint from which quiet frames are held back (see `trailingQuietMs`). */
   speechPausedLeadMs: number;
+  /** Whether the recognizer is told of the pause when frames start to be held back (to decode then). */
+  decodeAtPause: boolean;
 }
 
 const nothingHeld: readonly UtteranceFrame[] = [];
@@ -24,44 +24,36 @@ const nothingHeld: readonly UtteranceFrame[] = [];
 export class SpeechPauses {
   private spoke = false;
   private quietMs = 0;
-  private told = false;
+  private holding = false;
+  private due = false;
   private held: UtteranceFrame[] = [];
 
   constructor(private readonly options: SpeechPausesOptions) {}
 
   /** Whether the frame is written now or held back. */
   next(frame: UtteranceFrame): 'write' | 'hold' {
+    this.due = false;
     if (frame.speaking === undefined || frame.endpointInMs === undefined) return 'write';
     if (frame.speaking) {
       this.spoke = true;
       this.quietMs = 0;
-      this.told = false;
+      this.holding = false;
       return 'write';
     }
     if (!this.spoke) return 'write';
-    if (this.quietMs >= this.options.trailingQuietMs) {
+    if (this.holding) {
       this.held.push(frame);
       return 'hold';
     }
     this.quietMs += (frame.samples.length * 1000) / frame.sampleRate;
+    this.holding = this.quietMs >= this.options.trailingQuietMs && frame.endpointInMs <= this.options.speechPausedLeadMs;
+    this.due = this.holding && this.options.decodeAtPause;
     return 'write';
   }
 
-  /**
-   * Asked after each frame (once it is written or held): true once per pause, when the trailing quiet has
-   * been heard and the endpoint is `speechPausedLeadMs` or less away.
-   */
-  pauseDue(frame: UtteranceFrame): boolean {
-    const due =
-      this.options.speechPausedLeadMs > 0 &&
-      this.spoke &&
-      !this.told &&
-      frame.speaking === false &&
-      this.quietMs >= this.options.trailingQuietMs &&
-      frame.endpointInMs !== undefined &&
-      frame.endpointInMs <= this.options.speechPausedLeadMs;
-    if (due) this.told = true;
-    return due;
+  /** Asked after `next(frame)`: whether the recognizer should now be told the caller paused (once per pause). */
+  pauseDue(): boolean {
+    return this.due;
   }
 
   /** The frames held back since the pause, in order; they are written before the frame that resumed speech. */

@@ -9,25 +9,28 @@ export interface StreamingEngineSttOptions {
   /** An interim transcript is asked for after each this many ms of new audio; 0 for finals only. */
   interimEveryMs: number;
   /**
-   * The recognizer hears at most this much quiet after the caller's last speech: later quiet frames are held
-   * back (written if speech resumes, dropped at the endpoint), so the result does not depend on when the
-   * utterance is decoded. Chosen on the tuning fold of the human set (docs/listening.md).
+   * After the caller's last speech the recognizer hears quiet frames until it has heard at least this much
+   * quiet and the endpoint is `speechPausedLeadMs` or less away; later quiet frames are held back (written if
+   * speech resumes, dropped at the endpoint). What the recognizer hears thus does not depend on when the
+   * utterance is decoded (`decodeAtPause`). Chosen on the tuning fold of the human set (docs/listening.md).
    */
   trailingQuietMs: number;
-  /**
-   * Once that quiet has been heard and the endpoint is this close (the frames' `endpointInMs`), the recognizer
-   * is told the caller paused (`StreamingRecognizer.speechPaused()`), so it decodes the utterance during the
-   * endpoint's silence instead of after it; if the caller speaks on, it decodes it again from the start.
-   * 0: everything is decoded at the endpoint (same result, later).
-   */
+  /** The time the recognizer is given, before the endpoint, to decode the utterance at the caller's pause. */
   speechPausedLeadMs: number;
+  /**
+   * Whether the recognizer is told of the pause (`StreamingRecognizer.speechPaused()`) when quiet frames start
+   * to be held back, so it decodes the utterance during the endpoint's silence instead of after it; if the
+   * caller speaks on, it decodes it again from the start. False: everything is decoded at the endpoint (the
+   * same result, later).
+   */
+  decodeAtPause: boolean;
   language?: string;
 }
 
 /** Callers at this rate or below are heard through a telephone band (nothing above 4 kHz). */
 const telephoneSampleRate = 8000;
 
-export const defaults: StreamingEngineSttOptions = { interimEveryMs: 160, trailingQuietMs: 160, speechPausedLeadMs: 500 };
+export const defaults: StreamingEngineSttOptions = { interimEveryMs: 160, trailingQuietMs: 160, speechPausedLeadMs: 100, decodeAtPause: true };
 
 /**
  * True streaming recognition on an in-process engine (pocketsphinx): each frame is written as it arrives,
@@ -105,7 +108,7 @@ export class StreamingEngineSpeechToText implements SpeechToText {
             for (const held of pauses.release()) step(recognizer.write(held.samples, cancelled));
             step(recognizer.write(frame.samples, cancelled));
           }
-          if (pauses.pauseDue(frame)) step(recognizer.speechPaused());
+          if (pauses.pauseDue()) step(recognizer.speechPaused());
           if (!written) return;
           sinceInterimMs += (frame.samples.length * 1000) / frame.sampleRate;
           // An interim only when the recognizer keeps up: a backlog would delay the final at the endpoint.
