@@ -27,6 +27,9 @@ export interface StreamingEngineSttOptions {
   language?: string;
 }
 
+/** The pause options, also settable on the agent stacks (`createEmbeddedAgentStack({ pauses })`). */
+export type PauseOptions = Pick<StreamingEngineSttOptions, 'trailingQuietMs' | 'speechPausedLeadMs' | 'decodeAtPause'>;
+
 /** Callers at this rate or below are heard through a telephone band (nothing above 4 kHz). */
 const telephoneSampleRate = 8000;
 
