@@ -20,28 +20,46 @@ const frame = (n: number, speaking: boolean, endpointInMs: number): UtteranceFra
 });
 
 describe('SpeechPauses', () => {
-  it('tells of a pause once the endpoint is within the lead, holds quiet frames, lets them through when speech resumes', () => {
-    const pauses = new SpeechPauses(400);
-    expect(pauses.next(frame(0, false, 500))).toBe('write'); // quiet before any speech (prefix padding)
-    expect(pauses.next(frame(1, true, 500))).toBe('write');
-    expect(pauses.next(frame(2, false, 480))).toBe('write'); // the endpoint still far
-    expect(pauses.next(frame(3, false, 400))).toBe('paused');
-    expect(pauses.next(frame(4, false, 380))).toBe('held');
-    expect(pauses.next(frame(5, true, 500))).toBe('write');
-    expect(pauses.release().map((f) => f.timestampMs)).toEqual([60, 80]);
+  const pausesOf = (trailingQuietMs: number, speechPausedLeadMs: number, decodeAtPause = true) => {
+    const pauses = new SpeechPauses({ trailingQuietMs, speechPausedLeadMs, decodeAtPause });
+    return (f: UtteranceFrame) => `${pauses.next(f)}${pauses.pauseDue() ? '+paused' : ''}`;
+  };
+
+  it('writes quiet until the trailing quiet is heard and the endpoint is within the lead, then holds it', () => {
+    const pauses = new SpeechPauses({ trailingQuietMs: 40, speechPausedLeadMs: 420, decodeAtPause: true });
+    const seen = (f: UtteranceFrame) => `${pauses.next(f)}${pauses.pauseDue() ? '+paused' : ''}`;
+    expect(seen(frame(0, false, 500))).toBe('write'); // quiet before any speech (prefix padding)
+    expect(seen(frame(1, true, 500))).toBe('write');
+    expect(seen(frame(2, false, 480))).toBe('write'); // 20 ms of quiet
+    expect(seen(frame(3, false, 460))).toBe('write'); // 40 ms heard, the endpoint still far
+    expect(seen(frame(4, false, 440))).toBe('write');
+    expect(seen(frame(5, false, 420))).toBe('write+paused'); // the last frame heard
+    expect(seen(frame(6, false, 400))).toBe('hold');
+    expect(seen(frame(7, false, 380))).toBe('hold');
+    expect(seen(frame(8, true, 500))).toBe('write');
+    expect(pauses.release().map((f) => f.timestampMs)).toEqual([120, 140]);
     expect(pauses.release()).toEqual([]);
   });
 
-  it('writes every frame when off or when frames do not say whether they hold speech', () => {
-    const off = new SpeechPauses(0);
-    expect([frame(1, true, 500), frame(2, false, 0)].map((f) => off.next(f))).toEqual(['write', 'write']);
-    const unknown = new SpeechPauses(400);
-    expect(unknown.next({ samples: new Int16Array(320), sampleRate: 16000, timestampMs: 0 })).toBe('write');
+  it('hears at least the trailing quiet when the endpoint is already near (a yes/no)', () => {
+    const seen = pausesOf(60, 500);
+    const frames = [frame(1, true, 300), frame(2, false, 280), frame(3, false, 260), frame(4, false, 240), frame(5, false, 220)];
+    expect(frames.map(seen)).toEqual(['write', 'write', 'write', 'write+paused', 'hold']);
+  });
+
+  it('holds the same frames whether or not the pause is told, and writes every frame that does not say whether it holds speech', () => {
+    const frames = [frame(1, true, 300), frame(2, false, 280), frame(3, false, 260), frame(4, false, 240), frame(5, true, 300), frame(6, false, 280)];
+    const told = pausesOf(20, 280);
+    const never = pausesOf(20, 280, false);
+    expect(frames.map(told)).toEqual(['write', 'write+paused', 'hold', 'hold', 'write', 'write+paused']);
+    expect(frames.map(never)).toEqual(['write', 'write', 'hold', 'hold', 'write', 'write']);
+    const unknown = pausesOf(0, 400);
+    expect(unknown({ samples: new Int16Array(320), sampleRate: 16000, timestampMs: 0 })).toBe('write');
   });
 });
 
 describe('StreamingEngineSpeechToText with pauses', () => {
-  it('tells the recognizer of the pause and writes no quiet frame after it unless speech resumes', async () => {
+  const written = async (decodeAtPause: boolean) => {
     const log: string[] = [];
     const recognizer: StreamingRecognizer = {
       write: async (pcm) => void log.push(`write ${pcm[0]}`),
@@ -51,11 +69,21 @@ describe('StreamingEngineSpeechToText with pauses', () => {
       close: () => undefined,
     };
     const engine: SpeechRecognitionEngine = { name: 'log', createRecognizer: () => recognizer, transcribe: async () => ({ text: '', words: [] }) };
-    const stt = new StreamingEngineSpeechToText(engine, { interimEveryMs: 0, speechPausedLeadMs: 400 });
-    const frames = [frame(1, true, 500), frame(2, false, 400), frame(3, false, 300), frame(4, true, 500), frame(5, false, 400), frame(6, false, 300)];
+    const stt = new StreamingEngineSpeechToText(engine, { interimEveryMs: 0, trailingQuietMs: 20, speechPausedLeadMs: 280, decodeAtPause });
+    // A yes/no: 300 ms endpoint; the caller speaks on after 60 ms of quiet, then stops.
+    const frames = [frame(1, true, 300), frame(2, false, 280), frame(3, false, 260), frame(4, true, 300), frame(5, false, 280), frame(6, false, 260), frame(7, false, 240)];
     const events = await lastValueFrom(stt.transcribe(of(...frames)).pipe(toArray()));
     expect(events).toEqual([{ text: 'done', words: [], final: true }]);
-    expect(log).toEqual(['write 1', 'paused', 'write 2', 'write 3', 'write 4', 'paused', 'finish']);
+    return log;
+  };
+
+  it('tells the recognizer of the pause after the last frame it hears, writes held frames only when speech resumes', async () => {
+    expect(await written(true)).toEqual(['write 1', 'write 2', 'paused', 'write 3', 'write 4', 'write 5', 'paused', 'finish']);
+  });
+
+  it('writes the same audio whether the utterance is decoded at the pause or at the endpoint', async () => {
+    const atPause = (await written(true)).filter((e) => e.startsWith('write'));
+    expect(await written(false)).toEqual([...atPause, 'finish']);
   });
 });
 
@@ -82,6 +110,10 @@ describe('pocketsphinx decoding at the pause', () => {
     expect(await decode([digits], [0])).toMatchObject({ text: 'four one nine two', expected: true });
     const nine = (await engine.transcribe(digits, { expectations })).words.find((w) => w.word === 'nine')!;
     const cut = Math.round((nine.startMs * 16000) / 1000);
-    expect(await decode([digits.subarray(0, cut), digits.subarray(cut)], [0, 1])).toMatchObject({ text: 'four one nine two', expected: true });
+    const pieces = [digits.subarray(0, cut), digits.subarray(cut)];
+    const resumed = await decode(pieces, [0, 1]);
+    expect(resumed).toMatchObject({ text: 'four one nine two', expected: true });
+    // Decoded again from the start after the pause: word for word and frame for frame as without the pause.
+    expect(resumed).toEqual(await decode(pieces, [1]));
   }, 60_000);
 });

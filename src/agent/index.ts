@@ -24,7 +24,7 @@ export { TurnStageError } from './errors.js';
 export { CallAdmission, capacityFor, defaults as admissionDefaults, type AdmissionOptions, type AdmittedCall, type AdmissionDecision } from './admission.js';
 export { isBackchannel, substantiveWords, playedText } from './interruption.js';
 export { traceparentOf, callParentContext } from './tracing.js';
-export { StreamingEngineSpeechToText, defaults as streamingSttDefaults } from './stt/streaming-engine-stt.js';
+export { StreamingEngineSpeechToText, defaults as streamingSttDefaults, type PauseOptions } from './stt/streaming-engine-stt.js';
 export { SegmentServiceSpeechToText, defaults as segmentSttDefaults, type TranscribeWav } from './stt/segment-service-stt.js';
 export { ChunkedTextToSpeech, defaults as chunkedTtsDefaults, type SynthesizeChunk } from './tts/chunked-tts.js';
 export { FallbackTextToSpeech } from './tts/fallback-tts.js';

@@ -3,7 +3,7 @@ import type { EmbeddedService } from '../../service/index.js';
 import type { SpeechToText, TextToSpeech } from '../contracts.js';
 import { interimEveryMsOf, modeSettings, type AgentMode, type ModeSettings } from '../modes.js';
 import { SegmentServiceSpeechToText } from '../stt/segment-service-stt.js';
-import { StreamingEngineSpeechToText } from '../stt/streaming-engine-stt.js';
+import { StreamingEngineSpeechToText, type PauseOptions } from '../stt/streaming-engine-stt.js';
 import { ChunkedTextToSpeech } from '../tts/chunked-tts.js';
 import { FallbackTextToSpeech } from '../tts/fallback-tts.js';
 import { LiveTextToSpeech } from '../tts/live-tts.js';
@@ -30,6 +30,11 @@ export interface EmbeddedStackOptions {
    * synthesis worker (~60-80 MB).
    */
   warmTts: boolean;
+  /**
+   * How the in-process recognizer (`stt: 'engine'`) hears the caller's pauses: the trailing quiet it hears and
+   * whether it decodes the utterance at the pause (`StreamingEngineSttOptions`; defaults in its `defaults`).
+   */
+  pauses?: Partial<PauseOptions>;
 }
 
 export const embeddedDefaults: EmbeddedStackOptions = { mode: 'balanced', stt: 'engine', liveUtteranceIdleMs: 120, warmTts: false };
@@ -70,7 +75,7 @@ export async function createEmbeddedAgentStack(options: Partial<EmbeddedStackOpt
     const settings = modeSettings(mode, o.modeSettings);
     const interimEveryMs = interimEveryMsOf(settings);
     const stt = asr
-      ? new StreamingEngineSpeechToText(asr, { interimEveryMs })
+      ? new StreamingEngineSpeechToText(asr, { ...o.pauses, interimEveryMs })
       : new SegmentServiceSpeechToText(
           async (wav, signal, traceparent, hints) => {
             const result = await client.transcribe(wav, { signal, traceparent, language: 'en', ...(hints ? { hints } : {}) });

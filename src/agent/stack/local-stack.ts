@@ -2,7 +2,7 @@ import type { VoiceSettings } from '../../engines/index.js';
 import type { Dialogue } from '../contracts.js';
 import { interimEveryMsOf, modeSettings, type AgentMode, type ModeSettings } from '../modes.js';
 import type { VoiceAgentOptions } from '../options.js';
-import { StreamingEngineSpeechToText } from '../stt/streaming-engine-stt.js';
+import { StreamingEngineSpeechToText, type PauseOptions } from '../stt/streaming-engine-stt.js';
 import { ChunkedTextToSpeech } from '../tts/chunked-tts.js';
 import { VoiceAgent } from '../voice-agent.js';
 import { streamingAsrArguments } from './asr-arguments.js';
@@ -17,6 +17,8 @@ export interface LocalStackOptions {
   mode: AgentMode;
   modeSettings?: Partial<ModeSettings>;
   voice: VoiceSettings;
+  /** How the recognizer hears the caller's pauses (`StreamingEngineSttOptions`). */
+  pauses?: Partial<PauseOptions>;
 }
 
 export const localDefaults: LocalStackOptions = { mode: 'balanced', voice: { voice: 'slt' } };
@@ -31,7 +33,7 @@ export async function createLocalAgentStack(options: Partial<LocalStackOptions> 
   const mode = modeSettings(o.mode, o.modeSettings);
   const asr = new PocketSphinxEngine({ extraArguments: streamingAsrArguments });
   const flite = new FliteEngine();
-  const stt = new StreamingEngineSpeechToText(asr, { interimEveryMs: interimEveryMsOf(mode) });
+  const stt = new StreamingEngineSpeechToText(asr, { ...o.pauses, interimEveryMs: interimEveryMsOf(mode) });
   await Promise.all([asr.preload(), flite.warmUp(), new SileroVad().ready().then((vad) => vad.release())]);
   const tts = new ChunkedTextToSpeech((text, signal) => flite.synthesize(text, o.voice, signal));
   return {

@@ -9,21 +9,31 @@ export interface StreamingEngineSttOptions {
   /** An interim transcript is asked for after each this many ms of new audio; 0 for finals only. */
   interimEveryMs: number;
   /**
-   * When the caller has gone quiet and the endpoint is this close (by the silence it still needs, from the
-   * frames' `endpointInMs`), the recognizer is told the caller paused, so it can decode the utterance during
-   * the endpoint's silence; quiet frames are then held back until speech resumes (and dropped at the
-   * endpoint). 0 (the default) turns this off: the decode at the pause hears `endpoint - lead` of trailing
-   * silence instead of the endpoint's, which changed short answers in the IVR calls (lead 400: the 8 kHz
-   * call's "stop" became "oh im"; lead 250: the retry call's "up" became "aw"). See docs/listening.md.
+   * After the caller's last speech the recognizer hears quiet frames until it has heard at least this much
+   * quiet and the endpoint is `speechPausedLeadMs` or less away; later quiet frames are held back (written if
+   * speech resumes, dropped at the endpoint). What the recognizer hears thus does not depend on when the
+   * utterance is decoded (`decodeAtPause`). Chosen on the tuning fold of the human set (docs/listening.md).
    */
+  trailingQuietMs: number;
+  /** The time the recognizer is given, before the endpoint, to decode the utterance at the caller's pause. */
   speechPausedLeadMs: number;
+  /**
+   * Whether the recognizer is told of the pause (`StreamingRecognizer.speechPaused()`) when quiet frames start
+   * to be held back, so it decodes the utterance during the endpoint's silence instead of after it; if the
+   * caller speaks on, it decodes it again from the start. False: everything is decoded at the endpoint (the
+   * same result, later).
+   */
+  decodeAtPause: boolean;
   language?: string;
 }
+
+/** The pause options, also settable on the agent stacks (`createEmbeddedAgentStack({ pauses })`). */
+export type PauseOptions = Pick<StreamingEngineSttOptions, 'trailingQuietMs' | 'speechPausedLeadMs' | 'decodeAtPause'>;
 
 /** Callers at this rate or below are heard through a telephone band (nothing above 4 kHz). */
 const telephoneSampleRate = 8000;
 
-export const defaults: StreamingEngineSttOptions = { interimEveryMs: 160, speechPausedLeadMs: 0 };
+export const defaults: StreamingEngineSttOptions = { interimEveryMs: 160, trailingQuietMs: 160, speechPausedLeadMs: 100, decodeAtPause: true };
 
 /**
  * True streaming recognition on an in-process engine (pocketsphinx): each frame is written as it arrives,
@@ -68,7 +78,7 @@ export class StreamingEngineSpeechToText implements SpeechToText {
     const track = <T>(promise: Promise<T>) => (work.track ? work.track(promise) : promise);
     return new Observable<TranscriptEvent>((subscriber) => {
       let sinceInterimMs = 0;
-      const pauses = new SpeechPauses(this.options.speechPausedLeadMs);
+      const pauses = new SpeechPauses(this.options);
       let lastInterim = '';
       let stopped = false;
       let completed = false;
@@ -96,16 +106,17 @@ export class StreamingEngineSpeechToText implements SpeechToText {
             return;
           }
           const cancelled = () => stopped;
-          const pause = pauses.next(frame);
-          if (pause === 'paused') step(recognizer.speechPaused());
-          if (pause !== 'write') return;
-          for (const held of pauses.release()) step(recognizer.write(held.samples, cancelled));
+          const written = pauses.next(frame) === 'write';
+          if (written) {
+            for (const held of pauses.release()) step(recognizer.write(held.samples, cancelled));
+            step(recognizer.write(frame.samples, cancelled));
+          }
+          if (pauses.pauseDue()) step(recognizer.speechPaused());
+          if (!written) return;
           sinceInterimMs += (frame.samples.length * 1000) / frame.sampleRate;
           // An interim only when the recognizer keeps up: a backlog would delay the final at the endpoint.
-          const wantInterim = this.options.interimEveryMs > 0 && sinceInterimMs >= this.options.interimEveryMs && queued === 0;
-          if (wantInterim) sinceInterimMs = 0;
-          step(recognizer.write(frame.samples, cancelled));
-          if (!wantInterim) return;
+          if (this.options.interimEveryMs <= 0 || sinceInterimMs < this.options.interimEveryMs || queued > 1) return;
+          sinceInterimMs = 0;
           step(
             recognizer.partial(cancelled).then((hypothesis) => {
               if (hypothesis?.text && hypothesis.text !== lastInterim) {

@@ -283,10 +283,11 @@ export class SphinxDecoder {
   /** Speech after a pause decoded early: the utterance starts again from its first sample and starting mean. */
   private resume(): void {
     const { startMean } = this.early!;
-    const audio = this.expected.utteranceAudio();
+    // Written again in the pieces it came in: the live normalisation then evolves as it did the first time.
+    const pieces = this.expected.heardPieces();
     this.early = undefined;
     if (startMean) this.cepstralMean!.restoreSnapshot(startMean);
-    this.write(audio);
+    for (const pcm of pieces) this.write(pcm);
   }
 
   free(): void {

@@ -83,6 +83,11 @@ export class ExpectedSearch {
     return concatSamples(this.audio);
   }
 
+  /** The pieces of audio the utterance was written in so far (kept while it has a grammar). */
+  heardPieces(): readonly Int16Array[] {
+    return this.audio;
+  }
+
   heard(pcm: Int16Array): void {
     if (this.grammar && pcm.length > 0) this.audio.push(pcm);
   }
