@@ -48,9 +48,12 @@ declare -A tests=(
 )
 # Extra Stryker options of a group. The codecs build their encode tables once, on first use: with per-test
 # coverage only the test that happened to build the table counted as covering the encoders, so their mutants
-# run against every test of the group instead.
+# run against every test of the group instead. Code that runs once per process (the codecs' tables, the
+# media-stream message schemas built at import) is only mutated in a test process started for that mutant:
+# `--maxTestRunnerReuse 1` starts one per mutant (slower, so only for these small groups).
 declare -A extra=(
-  [codecs]="--coverageAnalysis all"
+  [codecs]="--coverageAnalysis all --maxTestRunnerReuse 1"
+  [telephony]="--maxTestRunnerReuse 1"
 )
 order=(codecs pipeline tts-text telephony turn-taking playout frames billing synthesis telephony-endpoint agent-tracing modes tracing interruption)
 
