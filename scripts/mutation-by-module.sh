@@ -25,6 +25,7 @@ declare -A mutate=(
   [telephony-endpoint]=src/transports/telephony/telephony-endpoint.ts
   [chunk-text]=src/pipeline/chunk-text.ts
   [text-plan]=src/service/tts/text-plan.ts
+  [agent-support]=src/agent/resolve-options.ts,src/pipeline/work.ts,src/pipeline/clock.ts
 )
 agent_doubles=test/agent-barge-in.test.ts,test/agent-interruption.test.ts,test/agent-call-timers.test.ts,test/agent-virtual-clock.test.ts,test/agent-modes.test.ts,test/agent-llm-turns.test.ts,test/agent-speech-fallback.test.ts,test/agent-reply-tools.test.ts,test/listening-expectations.test.ts
 declare -A tests=(
@@ -45,6 +46,7 @@ declare -A tests=(
   [telephony-endpoint]=test/transport-telephony.test.ts,test/transport-telephony-refusals.test.ts
   [chunk-text]=test/pipeline-operators.test.ts
   [text-plan]=test/service-tts-text-plan.test.ts
+  [agent-support]=test/agent-modes.test.ts,test/agent-virtual-clock.test.ts,test/agent-utterance-state.test.ts,test/agent-call-timers.test.ts,test/agent-session-events.test.ts,test/agent-session-turns.test.ts,test/pipeline-operators.test.ts,test/pipeline-frames.test.ts,test/pipeline-playout.test.ts
 )
 # Extra Stryker options of a group. The codecs build their encode tables once, on first use: with per-test
 # coverage only the test that happened to build the table counted as covering the encoders, so their mutants
@@ -55,7 +57,7 @@ declare -A extra=(
   [codecs]="--coverageAnalysis all --maxTestRunnerReuse 1"
   [telephony]="--maxTestRunnerReuse 1"
 )
-order=(codecs pipeline tts-text telephony turn-taking playout frames billing synthesis telephony-endpoint agent-tracing modes tracing interruption)
+order=(codecs pipeline tts-text telephony turn-taking playout frames billing synthesis telephony-endpoint agent-tracing modes tracing interruption agent-support)
 
 for group in "${@:-${order[@]}}"; do
   start=$(date +%s)
