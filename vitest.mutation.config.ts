@@ -8,6 +8,8 @@ import base from './vitest.config.js';
  */
 export const mutationTestFiles = [
   'test/pipeline-operators.test.ts',
+  'test/agent-resolve-options.test.ts',
+  'test/pipeline-work-clock.test.ts',
   'test/agent-modes.test.ts',
   'test/agent-barge-in.test.ts',
   'test/agent-interruption.test.ts',

@@ -46,7 +46,7 @@ declare -A tests=(
   [telephony-endpoint]=test/transport-telephony.test.ts,test/transport-telephony-refusals.test.ts
   [chunk-text]=test/pipeline-operators.test.ts
   [text-plan]=test/service-tts-text-plan.test.ts
-  [agent-support]=test/agent-modes.test.ts,test/agent-virtual-clock.test.ts,test/agent-utterance-state.test.ts,test/agent-call-timers.test.ts,test/agent-session-events.test.ts,test/agent-session-turns.test.ts,test/pipeline-operators.test.ts,test/pipeline-frames.test.ts,test/pipeline-playout.test.ts
+  [agent-support]=test/agent-resolve-options.test.ts,test/pipeline-work-clock.test.ts,test/agent-modes.test.ts,test/agent-virtual-clock.test.ts
 )
 # Extra Stryker options of a group. The codecs build their encode tables once, on first use: with per-test
 # coverage only the test that happened to build the table counted as covering the encoders, so their mutants
