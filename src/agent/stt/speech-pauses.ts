@@ -1,3 +1,4 @@
+import { frameDurationMs } from '../../audio/index.js';
 import type { UtteranceFrame } from '../contracts.js';
 
 /** How much of a pause the recognizer hears, and when it is told of it. All durations in ms. */
@@ -45,7 +46,7 @@ export class SpeechPauses {
       this.held.push(frame);
       return 'hold';
     }
-    this.quietMs += (frame.samples.length * 1000) / frame.sampleRate;
+    this.quietMs += frameDurationMs(frame);
     this.holding = this.quietMs >= this.options.trailingQuietMs && frame.endpointInMs <= this.options.speechPausedLeadMs;
     this.due = this.holding && this.options.decodeAtPause;
     return 'write';

@@ -1,5 +1,5 @@
 import { defer, finalize, Observable } from 'rxjs';
-import type { AudioFrame } from '../../audio/index.js';
+import { frameDurationMs, type AudioFrame } from '../../audio/index.js';
 import type { Hypothesis, SpeechRecognitionEngine, StreamingRecognizer } from '../../engines/index.js';
 import type { CallAudio, CallSpeechToText, SpeechToText, TranscriptEvent, UtteranceFrame, WorkOptions } from '../contracts.js';
 import { CallRecognizer } from './call-recognizer.js';
@@ -113,7 +113,7 @@ export class StreamingEngineSpeechToText implements SpeechToText {
           }
           if (pauses.pauseDue()) step(recognizer.speechPaused());
           if (!written) return;
-          sinceInterimMs += (frame.samples.length * 1000) / frame.sampleRate;
+          sinceInterimMs += frameDurationMs(frame);
           // An interim only when the recognizer keeps up: a backlog would delay the final at the endpoint.
           if (this.options.interimEveryMs <= 0 || sinceInterimMs < this.options.interimEveryMs || queued > 1) return;
           sinceInterimMs = 0;

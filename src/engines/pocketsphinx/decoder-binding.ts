@@ -284,7 +284,8 @@ export class SphinxDecoder {
   private resume(): void {
     const { startMean } = this.early!;
     // Written again in the pieces it came in: the live normalisation then evolves as it did the first time.
-    const pieces = this.expected.heardPieces();
+    // A copy: writing them starts a new utterance, whose audio the search collects afresh.
+    const pieces = [...this.expected.heardPieces()];
     this.early = undefined;
     if (startMean) this.cepstralMean!.restoreSnapshot(startMean);
     for (const pcm of pieces) this.write(pcm);
