@@ -1,9 +1,12 @@
 import { describe, expect, test } from 'vitest';
 import { SileroVad, VadFrameSizeError, WorkerPool, sileroInference, sileroModelPath, sileroSession } from '../src/engines/index.js';
 import { readFileSync } from 'node:fs';
+import { from, lastValueFrom, toArray } from 'rxjs';
+import { createFrame, decodeMuLaw, encodeMuLaw } from '../src/audio/index.js';
 import { resample } from '../src/audio/resampler.js';
+import { scoreSpeech, segmentUtterances, systemClock } from '../src/pipeline/index.js';
 import { decodeCall } from '../src/transports/file/run-call.js';
-import { noise, speechFixtures } from './engines-fixtures.js';
+import { noise, readPcmWav, speechFixtures } from './engines-fixtures.js';
 
 async function probabilities(vad: SileroVad, pcm: Int16Array): Promise<number[]> {
   const out: number[] = [];
@@ -90,6 +93,19 @@ describe('Silero VAD', () => {
     const heardYes = async (vad: SileroVad) => Math.max(...(await probabilities(vad, pcm)).slice(Math.floor((20 * 16000) / 512)));
     expect(await heardYes(new SileroVad())).toBeGreaterThan(0.6);
     expect(await heardYes(new SileroVad(undefined, { resetAfterSilenceMs: 0 }))).toBeLessThan(0.5);
+  });
+
+  test('a real "yes" through a phone line starts an utterance (no two of its frames score 0.5 in a row)', async () => {
+    const yes = readPcmWav('test/fixtures/human/dev_01.wav').samples;
+    const line = await resample(decodeMuLaw(encodeMuLaw(await resample(yes, 16000, 8000))), 8000, 16000);
+    const frames = [];
+    for (let at = 0; at + 512 <= line.length; at += 512) frames.push(createFrame(line.slice(at, at + 512), 16000, (at / 16000) * 1000));
+    const vad = new SileroVad();
+    const probabilities = await lastValueFrom(from(frames).pipe(scoreSpeech(vad, systemClock), toArray()));
+    const events = await lastValueFrom(from(probabilities).pipe(segmentUtterances(), toArray()));
+    vad.release();
+    expect(probabilities.some((p, i) => p.probability >= 0.5 && (probabilities[i + 1]?.probability ?? 0) >= 0.5)).toBe(false);
+    expect(events.filter((e) => e.type === 'speech-start')).toHaveLength(1);
   });
 
   test('runs on a VAD worker thread by default, with the same answers as in this thread', async () => {

@@ -72,6 +72,13 @@ describe('segmentUtterances event by event', () => {
     expect(await run('mmmmmmmm')).toEqual([]);
   });
 
+  it('counts frames down to the deactivation threshold toward the minimum speech once one frame activated', async () => {
+    expect(summary(await run('.Sm...'))[0]).toBe('start 1 @32 arrived=96');
+    expect(summary(await run('.Sd...'))[0]).toBe('start 1 @32 arrived=96'); // d: exactly the deactivation threshold
+    expect(await run('.mS...')).toEqual([]); // a candidate starts only at the activation threshold
+    expect(await run('.S.m..')).toEqual([]); // and ends at the first frame below deactivation
+  });
+
   it('starts on speech exactly as long as the minimum speech, not one frame shorter', async () => {
     expect(summary(await run('SS', { ...options, minSpeechMs: 64 }))[0]).toBe('start 1 @0 arrived=64');
     expect(await run('S.S.S.S.', { ...options, minSpeechMs: 64 })).toEqual([]);

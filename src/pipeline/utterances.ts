@@ -9,7 +9,10 @@ export interface UtteranceOptions {
   activationThreshold: number;
   /** Probability below which a frame counts as silence (hysteresis between the two). */
   deactivationThreshold: number;
-  /** Speech must last this long before an utterance starts. */
+  /**
+   * Speech must last this long before an utterance starts: from a frame at or above `activationThreshold`,
+   * through the frames after it down to `deactivationThreshold` (the hysteresis of Silero's own segmentation).
+   */
   minSpeechMs: number;
   /** Silence that ends an utterance: the endpoint (per mode). */
   minSilenceMs: number;
@@ -90,7 +93,9 @@ export function segmentUtterances(
           const durationMs = frameDurationMs(scored.frame);
           const { probability } = scored;
           if (!inUtterance) {
-            if (probability >= o.activationThreshold) {
+            // A phone line's short "yes" scores 0.57, 0.38, 0.45, 0.46, 0.56 (never two frames at 0.5 in a row).
+            const continuesCandidate = candidate.length > 0 && probability >= o.deactivationThreshold;
+            if (probability >= o.activationThreshold || continuesCandidate) {
               candidate.push(scored);
               candidateSpeechMs += durationMs;
               if (candidateSpeechMs < o.minSpeechMs) return;
