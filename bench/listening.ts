@@ -1,10 +1,11 @@
 /**
- * Listening benchmark on real human speech (test/fixtures/human): prints one JSON object.
- * - WER per kind (yes-no, digits, command, sentence), open vocabulary and with the kind's expectations,
+ * Listening benchmark on real human speech (test/fixtures/human, and as a second held-out set of other speakers
+ * test/fixtures/human-cmu): prints one JSON object.
+ * - WER per kind (yes-no, digits, command, card, sentence), open vocabulary and with the kind's expectations,
  *   at 16 kHz and through a telephone channel (8 kHz mu-law and back), the latter also with `transcribe`
  *   told it is telephone audio (wer_8k_telephone_band);
- * - false accepts: clips checked against the expectations of other kinds, share that came back as an
- *   expected answer;
+ * - false accepts: clips checked against the expectations of other kinds (those that do not take the clip's
+ *   words), share that came back as an expected answer;
  * - the same streamed in 20 ms frames to a fresh recognizer, as a call's first answer is heard: at 16 kHz with
  *   the agent stacks' decoder arguments (wer_16k_streaming: what a caller of `shoal agent`/`shoal talk` gets;
  *   wer_16k is what `shoal asr` and `/v1/asr` give), and through the telephone channel with the same arguments
@@ -12,9 +13,12 @@
  * - endpoint → final transcript p50/p95 (short answers with expectations, played in real time through the
  *   agent's VAD, endpointing and streaming recognizer, with the agent stacks' recognizer arguments:
  *   bench/listening-endpoint.ts), and the WER of those streamed answers per fold;
+ * - as_a_call_hears_them_16k / _8k: WER and false accepts of every clip through the agent's VAD, endpointing
+ *   and streaming recognizer (what `shoal agent` callers get; 8 kHz through the telephone channel);
  * - task success of the IVR calls in test/fixtures/human-calls (examples/scripts/parcel-line.yaml).
  * WER and false accepts are given per fold of test/fixtures/human/folds.json: constants are fitted on
- * `tuning` (speaker-disjoint from `held_out`), so the `held_out` figures are the ones to quote.
+ * `tuning` (speaker-disjoint from `held_out`), so the `held_out` figures are the ones to quote, with
+ * `second_set` (test/fixtures/human-cmu, never fitted on).
  * Run: flock /work/bench.lock npx tsx bench/listening.ts [--quick] [--only=wer_8k,ivr_calls]
  *   (--quick: 16 kHz only, no calls; --only: just the named sections)
  */
@@ -31,25 +35,67 @@ import { readPcmWav, wordErrors } from '../test/engines-fixtures.js';
 import { defaults as sttDefaults } from '../src/agent/stt/streaming-engine-stt.js';
 import { streamAnswers } from './listening-endpoint.js';
 import { streamingAsrArguments } from '../src/agent/stack/asr-arguments.js';
+import { compileGrammar } from '../src/engines/pocketsphinx/grammar.js';
+import { grammarAccepts } from '../src/engines/pocketsphinx/grammar-match.js';
 
 const quick = process.argv.includes('--quick');
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
-const dir = 'test/fixtures/human/';
-type Kind = 'yes-no' | 'digits' | 'command' | 'sentence';
-type Fold = 'tuning' | 'held_out';
-const folds = JSON.parse(readFileSync(`${dir}folds.json`, 'utf8')) as Record<Fold, string[]>;
-const clips = (JSON.parse(readFileSync(`${dir}manifest.json`, 'utf8')) as Array<{ file: string; text: string; kind: Kind }>).map((c) => ({
-  ...c,
-  fold: (folds.held_out.includes(c.file) ? 'held_out' : 'tuning') as Fold,
-  pcm: readPcmWav(dir + c.file).samples,
-}));
+type Kind = 'yes-no' | 'digits' | 'command' | 'card' | 'sentence';
+/** `second_set`: test/fixtures/human-cmu, other speakers, never fitted on (see its README). */
+type Fold = 'tuning' | 'held_out' | 'second_set';
+const folds = JSON.parse(readFileSync('test/fixtures/human/folds.json', 'utf8')) as Record<'tuning' | 'held_out', string[]>;
+/** A set's clips; `name` prefixes their file names in the report. */
+function readSet(dir: string, name: string, foldOf: (file: string) => Fold) {
+  const manifest = JSON.parse(readFileSync(`${dir}manifest.json`, 'utf8')) as Array<{ file: string; text: string; kind: Kind }>;
+  return manifest.map((c) => ({ ...c, file: name + c.file, fold: foldOf(c.file), pcm: readPcmWav(dir + c.file).samples }));
+}
+const clips = [
+  ...readSet('test/fixtures/human/', '', (file) => (folds.held_out.includes(file) ? 'held_out' : 'tuning')),
+  ...readSet('test/fixtures/human-cmu/', 'cmu/', () => 'second_set'),
+];
+const ranks = ['ace', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'jack', 'queen', 'king'];
 const expectationsOf: Record<Kind, Expectation[]> = {
   'yes-no': [{ kind: 'yes-no' }],
   digits: [{ kind: 'digits' }],
   command: [{ kind: 'choice', options: ['go', 'stop', 'up', 'down', 'left', 'right', 'on', 'off'] }],
+  /** One card or several ("four queen of clubs"): a run of the card words. */
+  card: [{ kind: 'phrases', phrases: [], keywords: [...ranks, 'of', 'clubs', 'diamonds', 'hearts', 'spades'] }],
   sentence: [{ kind: 'free' }],
 };
 const kinds = Object.keys(expectationsOf) as Kind[];
+const foldNames: Fold[] = ['tuning', 'held_out', 'second_set'];
+/** The kinds a clip is tried against for false accepts: every kind that expects something and rejects its words. */
+const knowsEveryWord = () => true;
+function falseAcceptKinds(clip: { kind: Kind; text: string }): Kind[] {
+  return kinds.filter((k) => k !== clip.kind && k !== 'sentence' && !grammarAccepts(compileGrammar(expectationsOf[k], knowsEveryWord)!, clip.text));
+}
+
+/** False accepts per fold: `accepted` of `trials`, each case named. */
+class FalseAccepts {
+  private readonly trials = { tuning: 0, held_out: 0, second_set: 0 };
+  private readonly accepted = { tuning: 0, held_out: 0, second_set: 0 };
+  private readonly cases: string[] = [];
+
+  add(clip: { file: string; text: string; fold: Fold }, kind: Kind, text: string, accepted: boolean): void {
+    this.trials[clip.fold]++;
+    if (!accepted) return;
+    this.accepted[clip.fold]++;
+    this.cases.push(`${clip.file} (${clip.fold}) "${clip.text}" as ${kind}: "${text}"`);
+  }
+
+  report() {
+    const sum = (counts: Record<Fold, number>, of: Fold[]) => of.reduce((n, f) => n + counts[f], 0);
+    const dev: Fold[] = ['tuning', 'held_out'];
+    return {
+      trials: sum(this.trials, dev),
+      accepted: sum(this.accepted, dev),
+      rate: round(sum(this.accepted, dev) / sum(this.trials, dev)),
+      held_out_rate: round(this.accepted.held_out / this.trials.held_out),
+      second_set: { trials: this.trials.second_set, accepted: this.accepted.second_set, rate: round(this.accepted.second_set / this.trials.second_set) },
+      cases: this.cases,
+    };
+  }
+}
 const round = (value: number | undefined) => (value === undefined ? null : Math.round(value * 1000) / 1000);
 
 async function telephone(pcm: Int16Array): Promise<Int16Array> {
@@ -82,8 +128,7 @@ async function werByKind(engine: PocketSphinxEngine, band: 'wide' | 'telephone' 
   return {
     ...Object.fromEntries(kinds.map((kind) => [kind, both([kind])])),
     short_answers: both(short),
-    held_out: { short_answers: both(short.map((k) => `${k}/held_out`)), sentence: both(['sentence/held_out']) },
-    tuning: { short_answers: both(short.map((k) => `${k}/tuning`)), sentence: both(['sentence/tuning']) },
+    ...Object.fromEntries(foldNames.map((f) => [f, { short_answers: both(short.map((k) => `${k}/${f}`)), sentence: both([`sentence/${f}`]) }])),
   };
 }
 
@@ -128,23 +173,15 @@ async function streamingWer(engine: PocketSphinxEngine, band: 'wide' | 'telephon
 }
 
 async function falseAccepts(hear: Hear, band: 'wide' | 'telephone') {
-  const trials = { tuning: 0, held_out: 0 };
-  const accepted = { tuning: 0, held_out: 0 };
-  const cases: string[] = [];
+  const tally = new FalseAccepts();
   for (const clip of clips) {
-    for (const kind of kinds.filter((k) => k !== clip.kind && k !== 'sentence')) {
-      const pcm = band === 'wide' ? clip.pcm : await telephone(clip.pcm);
+    const pcm = band === 'wide' ? clip.pcm : await telephone(clip.pcm);
+    for (const kind of falseAcceptKinds(clip)) {
       const heard = await hear(pcm, expectationsOf[kind]);
-      trials[clip.fold]++;
-      if (heard.expected) {
-        accepted[clip.fold]++;
-        cases.push(`${clip.file} (${clip.fold}) "${clip.text}" as ${kind}: "${heard.text}"`);
-      }
+      tally.add(clip, kind, heard.text, heard.expected === true);
     }
   }
-  const total = trials.tuning + trials.held_out;
-  const hits = accepted.tuning + accepted.held_out;
-  return { trials: total, accepted: hits, rate: round(hits / total), held_out_rate: round(accepted.held_out / trials.held_out), cases };
+  return tally.report();
 }
 
 /**
@@ -162,7 +199,7 @@ async function finalLatency() {
       const own = errors.filter((_, i) => short[i]!.fold === fold);
       return round(own.reduce((s, e) => s + e.errors, 0) / own.reduce((s, e) => s + e.words, 0));
     };
-    return { utterances: ms.length, p50_ms: round(percentile(ms, 50)), p95_ms: round(percentile(ms, 95)), wer_tuning: wer('tuning'), wer_held_out: wer('held_out') };
+    return { utterances: ms.length, p50_ms: round(percentile(ms, 50)), p95_ms: round(percentile(ms, 95)), wer_tuning: wer('tuning'), wer_held_out: wer('held_out'), wer_second_set: wer('second_set') };
   };
   return {
     recognizer: 'agent stacks (streamingAsrArguments)',
@@ -171,6 +208,41 @@ async function finalLatency() {
     ...(await figures({})),
     at_endpoint: await figures({ decodeAtPause: false }),
   };
+}
+
+/**
+ * What a caller gets: every clip through the agent's VAD, endpointing and streaming recognizer (agent stacks'
+ * arguments; 8 kHz: through the telephone channel, the recognizer told the line is 8 kHz), once with its own
+ * kind's expectations (WER per fold) and once with each other short kind's (false accepts). A false accept is
+ * a final the dialogue would take as an expected answer: its text is a sentence of the expectations' grammar,
+ * whichever search produced it (a stricter count than `Hypothesis.expected`, which the agent does not see).
+ */
+async function asACallHearsThem(band: 'wide' | 'telephone') {
+  const trials: Array<{ clip: (typeof clips)[number]; kind: Kind; pcm: Int16Array }> = [];
+  for (const clip of clips) {
+    const pcm = band === 'wide' ? clip.pcm : await telephone(clip.pcm);
+    for (const kind of [clip.kind, ...falseAcceptKinds(clip)]) trials.push({ clip, kind, pcm });
+  }
+  const { texts } = await streamAnswers(
+    agentEngine,
+    trials.map((t) => ({ pcm: t.pcm, expectations: expectationsOf[t.kind] })),
+    {},
+    { realTime: false, callerSampleRate: band === 'wide' ? 16000 : 8000 },
+  );
+  const errors: Record<string, { errors: number; words: number }> = {};
+  const tally = new FalseAccepts();
+  trials.forEach(({ clip, kind }, i) => {
+    const text = texts[i]!;
+    if (kind !== clip.kind) {
+      tally.add(clip, kind, text, grammarAccepts(compileGrammar(expectationsOf[kind], knowsEveryWord)!, text));
+      return;
+    }
+    const e = wordErrors(clip.text, text);
+    const t = (errors[`${clip.kind === 'sentence' ? 'sentence' : 'short_answers'}/${clip.fold}`] ??= { errors: 0, words: 0 });
+    t.errors += e.errors;
+    t.words += e.words;
+  });
+  return { wer: Object.fromEntries(Object.entries(errors).map(([key, t]) => [key, round(t.errors / t.words)])), false_accepts: tally.report() };
 }
 
 const calls = [
@@ -213,7 +285,9 @@ const sections: Array<[string, () => Promise<unknown>, boolean]> = [
   ['wer_16k_streaming', () => streamingWer(agentEngine, 'wide'), true],
   ['false_accepts', () => falseAccepts(wholeFile, 'wide'), true],
   ['end_of_speech_to_final_with_expectations', () => finalLatency(), true],
+  ['as_a_call_hears_them_16k', () => asACallHearsThem('wide'), true],
   ['ivr_calls', () => ivrCalls(), false],
+  ['as_a_call_hears_them_8k', () => asACallHearsThem('telephone'), false],
   ['wer_8k', () => werByKind(engine, 'telephone'), false],
   ['false_accepts_8k', () => falseAccepts(wholeFile, 'telephone'), false],
   ['wer_8k_streaming', () => streamingWer(agentEngine, 'telephone'), false],
