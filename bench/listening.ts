@@ -14,7 +14,8 @@
  *   agent's VAD, endpointing and streaming recognizer, with the agent stacks' recognizer arguments:
  *   bench/listening-endpoint.ts), and the WER of those streamed answers per fold;
  * - as_a_call_hears_them_16k / _8k: WER and false accepts of every clip through the agent's VAD, endpointing
- *   and streaming recognizer (what `shoal agent` callers get; 8 kHz through the telephone channel);
+ *   and streaming recognizer (what `shoal agent` callers get; 8 kHz through the telephone channel); `_line_noise`:
+ *   the same under -70 dBFS line noise, as in the IVR calls (most clips are padded with exact zeros);
  * - task success of the IVR calls in test/fixtures/human-calls (examples/scripts/parcel-line.yaml).
  * WER and false accepts are given per fold of test/fixtures/human/folds.json: constants are fitted on
  * `tuning` (speaker-disjoint from `held_out`), so the `held_out` figures are the ones to quote, with
@@ -31,9 +32,9 @@ import { PocketSphinxEngine } from '../src/engines/pocketsphinx/index.js';
 import type { Hypothesis } from '../src/engines/types.js';
 import { decodeCall, runFileCall } from '../src/transports/file/run-call.js';
 import { loadScriptedDialogue } from '../plugins/index.js';
-import { readPcmWav, wordErrors } from '../test/engines-fixtures.js';
+import { readPcmWav, streamToRecognizer, wordErrors } from '../test/engines-fixtures.js';
 import { defaults as sttDefaults } from '../src/agent/stt/streaming-engine-stt.js';
-import { streamAnswers } from './listening-endpoint.js';
+import { streamAnswers, withLineNoise } from './listening-endpoint.js';
 import { streamingAsrArguments } from '../src/agent/stack/asr-arguments.js';
 import { compileGrammar } from '../src/engines/pocketsphinx/grammar.js';
 import { grammarAccepts } from '../src/engines/pocketsphinx/grammar-match.js';
@@ -140,16 +141,7 @@ type Hear = (pcm: Int16Array, expectations?: Expectation[]) => Promise<Hypothesi
  * (live normalisation from the telephone starting mean) when `telephoneBand`.
  */
 function streamed(engine: PocketSphinxEngine, telephoneBand: boolean): Hear {
-  return async (pcm, expectations) => {
-    const recognizer = engine.createRecognizer({ telephoneBand });
-    try {
-      if (expectations) await recognizer.expect!(expectations);
-      for (let at = 0; at < pcm.length; at += 320) await recognizer.write(pcm.subarray(at, at + 320));
-      return await recognizer.finish();
-    } finally {
-      recognizer.close();
-    }
-  };
+  return (pcm, expectations) => streamToRecognizer(engine, pcm, expectations, telephoneBand);
 }
 
 /** Streamed WER per fold and, as `false_accepts`, the false accepts of the same streamed path. */
@@ -210,24 +202,31 @@ async function finalLatency() {
   };
 }
 
+/** The line noise of the IVR calls in test/fixtures/human-calls (Gaussian, about -70 dBFS). */
+const lineNoiseDbfs = -70;
+
 /**
  * What a caller gets: every clip through the agent's VAD, endpointing and streaming recognizer (agent stacks'
  * arguments; 8 kHz: through the telephone channel, the recognizer told the line is 8 kHz), once with its own
  * kind's expectations (WER per fold) and once with each other short kind's (false accepts). A false accept is
  * a final the dialogue would take as an expected answer: its text is a sentence of the expectations' grammar,
  * whichever search produced it (a stricter count than `Hypothesis.expected`, which the agent does not see).
+ * With `lineNoiseDbfs`, the clip and the silence after it are under line noise instead of exact zeros.
  */
-async function asACallHearsThem(band: 'wide' | 'telephone') {
+async function asACallHearsThem(band: 'wide' | 'telephone', lineNoiseDbfs?: number) {
+  const tailMs = 2000;
   const trials: Array<{ clip: (typeof clips)[number]; kind: Kind; pcm: Int16Array }> = [];
   for (const clip of clips) {
-    const pcm = band === 'wide' ? clip.pcm : await telephone(clip.pcm);
+    // The noise is on the line: through the telephone channel with the caller's voice.
+    const line = lineNoiseDbfs === undefined ? clip.pcm : withLineNoise(clip.pcm, lineNoiseDbfs, tailMs);
+    const pcm = band === 'wide' ? line : await telephone(line);
     for (const kind of [clip.kind, ...falseAcceptKinds(clip)]) trials.push({ clip, kind, pcm });
   }
   const { texts } = await streamAnswers(
     agentEngine,
     trials.map((t) => ({ pcm: t.pcm, expectations: expectationsOf[t.kind] })),
     {},
-    { realTime: false, callerSampleRate: band === 'wide' ? 16000 : 8000 },
+    { realTime: false, callerSampleRate: band === 'wide' ? 16000 : 8000, trailingSilenceMs: lineNoiseDbfs === undefined ? tailMs : 0 },
   );
   const errors: Record<string, { errors: number; words: number }> = {};
   const tally = new FalseAccepts();
@@ -286,8 +285,10 @@ const sections: Array<[string, () => Promise<unknown>, boolean]> = [
   ['false_accepts', () => falseAccepts(wholeFile, 'wide'), true],
   ['end_of_speech_to_final_with_expectations', () => finalLatency(), true],
   ['as_a_call_hears_them_16k', () => asACallHearsThem('wide'), true],
+  ['as_a_call_hears_them_16k_line_noise', () => asACallHearsThem('wide', lineNoiseDbfs), true],
   ['ivr_calls', () => ivrCalls(), false],
   ['as_a_call_hears_them_8k', () => asACallHearsThem('telephone'), false],
+  ['as_a_call_hears_them_8k_line_noise', () => asACallHearsThem('telephone', lineNoiseDbfs), false],
   ['wer_8k', () => werByKind(engine, 'telephone'), false],
   ['false_accepts_8k', () => falseAccepts(wholeFile, 'telephone'), false],
   ['wer_8k_streaming', () => streamingWer(agentEngine, 'telephone'), false],

@@ -1,6 +1,8 @@
 /** Shared by the engines tests: fixture speech, word error rate, simple signal measures. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Expectation } from '../src/agent/expectations.js';
+import type { Hypothesis, SpeechRecognitionEngine } from '../src/engines/types.js';
 
 export const speechDir = join(import.meta.dirname, 'fixtures', 'speech');
 
@@ -67,4 +69,24 @@ export function noise(length: number, amplitude: number, seed = 1): Int16Array {
     out[i] = Math.round(((state / 0x7fffffff) * 2 - 1) * amplitude);
   }
   return out;
+}
+
+/**
+ * `pcm` (16 kHz) streamed in 20 ms pieces to a fresh recognizer of `engine`, as a call's first answer is heard;
+ * `telephoneBand`: the recognizer is told the line is 8 kHz.
+ */
+export async function streamToRecognizer(
+  engine: SpeechRecognitionEngine,
+  pcm: Int16Array,
+  expectations?: readonly Expectation[],
+  telephoneBand = false,
+): Promise<Hypothesis> {
+  const recognizer = engine.createRecognizer({ telephoneBand });
+  try {
+    if (expectations) await recognizer.expect!(expectations);
+    for (let at = 0; at < pcm.length; at += 320) await recognizer.write(pcm.subarray(at, at + 320));
+    return await recognizer.finish();
+  } finally {
+    recognizer.close();
+  }
 }

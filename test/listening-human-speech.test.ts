@@ -6,11 +6,10 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createEmbeddedAgentStack, type AgentEvent, type Expectation } from '../src/agent/index.js';
-import type { Hypothesis } from '../src/engines/types.js';
 import { PocketSphinxEngine } from '../src/engines/pocketsphinx/index.js';
 import { decodeCall, runFileCall } from '../src/transports/file/run-call.js';
 import { loadScriptedDialogue } from '../plugins/index.js';
-import { readPcmWav } from './engines-fixtures.js';
+import { readPcmWav, streamToRecognizer } from './engines-fixtures.js';
 import { decodeMuLaw, encodeMuLaw } from '../src/audio/index.js';
 import { resample } from '../src/audio/resampler.js';
 
@@ -18,17 +17,7 @@ const clip = (file: string) => readPcmWav(`test/fixtures/human/${file}`).samples
 const engine = new PocketSphinxEngine();
 afterAll(() => engine.shutdown());
 
-/** `pcm` streamed in 20 ms pieces to a fresh recognizer, as a call's first answer is heard. */
-async function streamed(pcm: Int16Array, expectations?: Expectation[]): Promise<Hypothesis> {
-  const recognizer = engine.createRecognizer();
-  try {
-    if (expectations) await recognizer.expect!(expectations);
-    for (let at = 0; at < pcm.length; at += 320) await recognizer.write(pcm.subarray(at, at + 320));
-    return await recognizer.finish();
-  } finally {
-    recognizer.close();
-  }
-}
+const streamed = (pcm: Int16Array, expectations?: Expectation[]) => streamToRecognizer(engine, pcm, expectations);
 
 describe('pocketsphinx with expectations, on real voices', () => {
   it('hears a telephone-band "eight" as eight when a digit is expected, "haiti" without', async () => {
