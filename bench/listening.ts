@@ -65,8 +65,8 @@ const expectationsOf: Record<Kind, Expectation[]> = {
 };
 const kinds = Object.keys(expectationsOf) as Kind[];
 const foldNames: Fold[] = ['tuning', 'held_out', 'second_set'];
-/** The kinds a clip is tried against for false accepts: every kind that expects something and rejects its words. */
 const knowsEveryWord = () => true;
+/** The kinds a clip is tried against for false accepts: every kind that expects something and rejects its words. */
 function falseAcceptKinds(clip: { kind: Kind; text: string }): Kind[] {
   return kinds.filter((k) => k !== clip.kind && k !== 'sentence' && !grammarAccepts(compileGrammar(expectationsOf[k], knowsEveryWord)!, clip.text));
 }
