@@ -90,3 +90,9 @@ export async function streamToRecognizer(
     recognizer.close();
   }
 }
+
+const cardRanks = ['ace', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'jack', 'queen', 'king'];
+/** One playing card or several ("four queen of clubs"): a run of the card words (test/fixtures/human-cmu). */
+export const cardExpectations: Expectation[] = [
+  { kind: 'phrases', phrases: [], keywords: [...cardRanks, 'of', 'clubs', 'diamonds', 'hearts', 'spades'] },
+];

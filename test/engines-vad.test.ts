@@ -101,10 +101,10 @@ describe('Silero VAD', () => {
     const frames = [];
     for (let at = 0; at + 512 <= line.length; at += 512) frames.push(createFrame(line.slice(at, at + 512), 16000, (at / 16000) * 1000));
     const vad = new SileroVad();
-    const probabilities = await lastValueFrom(from(frames).pipe(scoreSpeech(vad, systemClock), toArray()));
-    const events = await lastValueFrom(from(probabilities).pipe(segmentUtterances(), toArray()));
+    const scored = await lastValueFrom(from(frames).pipe(scoreSpeech(vad, systemClock), toArray()));
+    const events = await lastValueFrom(from(scored).pipe(segmentUtterances(), toArray()));
     vad.release();
-    expect(probabilities.some((p, i) => p.probability >= 0.5 && (probabilities[i + 1]?.probability ?? 0) >= 0.5)).toBe(false);
+    expect(scored.some((s, i) => s.probability >= 0.5 && (scored[i + 1]?.probability ?? 0) >= 0.5)).toBe(false);
     expect(events.filter((e) => e.type === 'speech-start')).toHaveLength(1);
   });
 
