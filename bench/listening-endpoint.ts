@@ -19,29 +19,6 @@ const frameMs = 20;
 /** The balanced mode's endpoint, before expectations shorten or lengthen it. */
 const endpointMs = 500;
 
-/**
- * `pcm` with `tailMs` more after it, all under Gaussian line noise of `dbfs` RMS (the same seeded noise each
- * run): a real line is never digitally silent, and most human clips are padded with exact zeros.
- */
-export function withLineNoise(pcm: Int16Array, dbfs: number, tailMs: number): Int16Array {
-  const out = new Int16Array(pcm.length + (tailMs * 16000) / 1000);
-  out.set(pcm);
-  const rms = 32768 * 10 ** (dbfs / 20);
-  let state = 12345;
-  const uniform = () => {
-    // xorshift32: (0, 1], never 0 for the logarithm.
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return ((state >>> 0) + 1) / 4294967296;
-  };
-  for (let i = 0; i < out.length; i++) {
-    const gaussian = Math.sqrt(-2 * Math.log(uniform())) * Math.cos(2 * Math.PI * uniform());
-    out[i] = Math.max(-32768, Math.min(32767, Math.round(out[i]! + gaussian * rms)));
-  }
-  return out;
-}
-
 export interface StreamedClip {
   /** 16 kHz samples (telephone audio already brought back to 16 kHz). */
   pcm: Int16Array;
