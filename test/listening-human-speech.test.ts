@@ -9,7 +9,7 @@ import { createEmbeddedAgentStack, type AgentEvent, type Expectation } from '../
 import { PocketSphinxEngine } from '../src/engines/pocketsphinx/index.js';
 import { decodeCall, runFileCall } from '../src/transports/file/run-call.js';
 import { loadScriptedDialogue } from '../plugins/index.js';
-import { cardExpectations, readPcmWav, streamToRecognizer } from './engines-fixtures.js';
+import { cardExpectations, readPcmWav, streamToRecognizer, withLineNoise } from './engines-fixtures.js';
 import { decodeMuLaw, encodeMuLaw } from '../src/audio/index.js';
 import { resample } from '../src/audio/resampler.js';
 
@@ -45,6 +45,21 @@ describe('pocketsphinx with expectations, on real voices', () => {
     const expectations = [{ kind: 'choice' as const, options: ['go', 'stop', 'up', 'down', 'left', 'right', 'on', 'off'] }];
     expect((await engine.transcribe(telephone, { expectations })).text).not.toBe('up');
     expect(await engine.transcribe(telephone, { expectations, telephoneBand: true })).toMatchObject({ text: 'up', expected: true });
+  }, 60_000);
+
+  it('hears answers under faint line noise as over digital silence: the quiet is gated out of the grammar passes', async () => {
+    // Under -85 dBFS of noise, ungated, the noise frames drag the cepstral mean the grammar passes normalise by
+    // (digital silence is left out of it): these were heard "stalling", "the" and "united".
+    const command = [{ kind: 'choice' as const, options: ['go', 'stop', 'up', 'down', 'left', 'right', 'on', 'off'] }];
+    const answers = [
+      { file: 'dev_04.wav', text: 'stop', expectations: command },
+      { file: 'dev_06.wav', text: 'seven', expectations: [{ kind: 'digits' as const }] },
+      { file: 'dev_07.wav', text: 'nine', expectations: [{ kind: 'digits' as const }] },
+    ];
+    for (const answer of answers) {
+      const heard = await engine.transcribe(withLineNoise(clip(answer.file), -85, 0), { expectations: answer.expectations });
+      expect(heard).toMatchObject({ text: answer.text, expected: true });
+    }
   }, 60_000);
 
   it("takes the grammar's answer when the open words of a streamed first answer cannot be aligned to its audio", async () => {

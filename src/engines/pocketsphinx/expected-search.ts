@@ -5,6 +5,7 @@ import type { PocketSphinxLibrary } from './decoder-binding.js';
 import { decodedResult, type Decoded } from './decoded.js';
 import { compileGrammar } from './grammar.js';
 import { grammarAccepts } from './grammar-match.js';
+import { gateSilence } from './silence-gate.js';
 
 /** How the grammar's result is weighed against open vocabulary. */
 export interface ExpectedSearchOptions {
@@ -25,7 +26,9 @@ export interface ExpectedSearchOptions {
 // grammar covers lost at most 7.13 per frame and covered >= 0.88 of the open words' time, while clips outside
 // a grammar lost >= 7.56 or covered <= 0.24: any loss in [7.13, 7.56) and coverage in (0.24, 0.88] separates
 // them. Through the telephone channel the same constants still separate them, except "go" (coverage 0.46,
-// indistinguishable from "no"/"oh" as other grammars' answers there). Held-out figures: bench/listening.ts.
+// indistinguishable from "no"/"oh" as other grammars' answers there). Refitting the loss on the call path over
+// four line conditions with the silence gate (5.6) cost held-out and whole-file words (docs/listening.md,
+// session 8). Held-out figures: bench/listening.ts.
 export const defaults: ExpectedSearchOptions = { maxAcousticLossPerFrame: 7.5, minSpeechCoverage: 0.6 };
 
 /** Words that are a whole yes or no answer by themselves (not "right", "okay": choices may use them). */
@@ -129,7 +132,7 @@ export class ExpectedSearch {
   /**
    * Decodes `audio` with a grammar search as one whole utterance, normalised by its own cepstral mean
    * (batch CMN): a short answer early in a call would otherwise be heard through a mean not yet adapted
-   * to the caller's line.
+   * to the caller's line. Its quiet is gated to zeros first, so that line noise stays out of that mean.
    */
   private decode(name: string, jsgf: string, audio: Int16Array): Decoded {
     const now = this.cepstralMean?.snapshot();
@@ -140,7 +143,7 @@ export class ExpectedSearch {
     }
     if (!this.lib.useSearch(this.handle, name)) throw new Error(`pocketsphinx could not switch to the ${name} search`);
     if (this.lib.startUtterance(this.handle) < 0) throw new Error('ps_start_utt failed');
-    if (this.lib.processRaw(this.handle, audio, true) < 0) throw new Error('ps_process_raw failed');
+    if (this.lib.processRaw(this.handle, gateSilence(audio), true) < 0) throw new Error('ps_process_raw failed');
     this.lib.endUtterance(this.handle);
     return decodedResult(this.lib, this.handle);
   }
