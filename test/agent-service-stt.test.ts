@@ -31,15 +31,18 @@ function service(answer: (n: number, samples: Int16Array) => string | Error = ()
 const flush = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('recognition on a whole-utterance service', () => {
-  it("sends the call's expectations as hints with each request, and none once they are cleared", async () => {
+  it("sends the call's expectations as hints with each request, and none once they are cleared; passes on whether the final was expected", async () => {
     const sent: unknown[] = [];
-    const stt = new SegmentServiceSpeechToText(async (_wav, _signal, _traceparent, hints) => (sent.push(hints), { text: 'four one', words: [] }), { minAudioMs: 0 });
+    const stt = new SegmentServiceSpeechToText(
+      async (_wav, _signal, _traceparent, hints) => (sent.push(hints), { text: 'four one', words: [], ...(hints ? { expected: false } : {}) }),
+      { minAudioMs: 0 },
+    );
     const call = stt.forCall();
     const utterance = () => lastValueFrom(call.transcribe(new Observable<AudioFrame>((s) => (s.next(frame(100)), s.complete()))).pipe(toArray()));
     call.expect!([{ kind: 'digits', minLength: 4, maxLength: 4 }]);
-    expect(await utterance()).toEqual([{ text: 'four one', words: [], final: true }]);
+    expect(await utterance()).toEqual([{ text: 'four one', words: [], final: true, expected: false }]);
     call.expect!(undefined);
-    await utterance();
+    expect(await utterance()).toEqual([{ text: 'four one', words: [], final: true }]);
     expect(sent).toEqual([[{ kind: 'digits', minLength: 4, maxLength: 4 }], undefined]);
     call.release();
   });

@@ -16,7 +16,7 @@ import { sessionCall as call } from './agent-session-call.js';
  */
 class ScriptedStt extends AmplitudeStt {
   constructor(
-    private readonly script: Array<{ interim: string; final: string; finalAfterMs?: number }>,
+    private readonly script: Array<{ interim: string; final: string; finalAfterMs?: number; expected?: boolean }>,
     private readonly clock?: VirtualClock,
   ) {
     super();
@@ -25,7 +25,7 @@ class ScriptedStt extends AmplitudeStt {
     const said = this.script[this.utterances]!;
     const late = (e: TranscriptEvent) => (e.final && said.finalAfterMs ? timer(said.finalAfterMs, this.clock!.scheduler).pipe(map(() => e)) : of(e));
     return super.transcribe(utterance$, work).pipe(
-      map((e) => ({ ...e, text: e.final ? said.final : said.interim })),
+      map((e) => ({ ...e, text: e.final ? said.final : said.interim, ...(e.final && said.expected !== undefined ? { expected: said.expected } : {}) })),
       concatMap(late),
     );
   }
@@ -33,12 +33,12 @@ class ScriptedStt extends AmplitudeStt {
 
 /** Answers "you said …"; records each request, whether it was speculative, and when (call time) its fate came. */
 function recordingDialogue(clock: VirtualClock) {
-  const requests: Array<{ userText: string; speculative: boolean; fate?: { kept: boolean; atMs: number } }> = [];
+  const requests: Array<{ userText: string; speculative: boolean; expected?: boolean; history: DialogueInput['history']; fate?: { kept: boolean; atMs: number } }> = [];
   const dialogue = {
     name: 'recording',
     greeting: () => 'Hi.',
     respond(input: DialogueInput): Observable<DialogueOutput> {
-      const request: (typeof requests)[number] = { userText: input.userText, speculative: input.speculative !== undefined };
+      const request: (typeof requests)[number] = { userText: input.userText, speculative: input.speculative !== undefined, expected: input.expected, history: input.history };
       requests.push(request);
       void input.speculative?.kept().then((kept) => (request.fate = { kept, atMs: clock.now() }));
       return of<DialogueOutput>({ type: 'text', delta: `you said ${input.userText}.` });
@@ -57,6 +57,25 @@ describe('a reply started on the interim', () => {
     const { summary } = await call({ mode: 'low-latency', clock, dialogue, stt }, [], [speech]);
     expect(requests.map((r) => [r.userText, r.speculative, r.fate?.kept])).toEqual([['book a table', true, true]]);
     expect(summary.turns[1]).toMatchObject({ userText: 'book a table', agentText: 'you said book a table.', metrics: { preemptive: true } });
+  });
+
+  it('is thrown away when the final was heard outside the expectations, and the final is answered saying so', async () => {
+    const clock = new VirtualClock();
+    const { dialogue, requests } = recordingDialogue(clock);
+    const stt = new ScriptedStt([
+      { interim: 'it go', final: 'it go', expected: false },
+      { interim: 'stop', final: 'stop', expected: true },
+    ]);
+    const { summary } = await call({ mode: 'low-latency', clock, dialogue, stt }, [], [speech, { ...speech, atMs: 4000 }]);
+    expect(requests.map((r) => [r.userText, r.speculative, r.expected, r.fate?.kept])).toEqual([
+      ['it go', true, undefined, false],
+      ['it go', false, false, undefined],
+      ['stop', true, undefined, true],
+    ]);
+    expect(summary.turns[1]!.metrics.preemptive).toBeUndefined();
+    expect(summary.turns[2]!.metrics.preemptive).toBe(true);
+    // The history the dialogue replays keeps how each turn was heard.
+    expect(requests[2]!.history.filter((m) => m.role === 'user')).toEqual([{ role: 'user', text: 'it go', expected: false }]);
   });
 
   it('is thrown away when the final differs, and the final is answered instead', async () => {

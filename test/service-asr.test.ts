@@ -180,9 +180,14 @@ describe('POST /v1/asr', () => {
   it('listens for the hints (a Shoal extension) and refuses malformed ones with 422, naming the shape', async () => {
     const eight = new Uint8Array(readFileSync(join(import.meta.dirname, 'fixtures', 'human', 'dev_10.wav')));
     const hinted = await multipart(eight, { hints: JSON.stringify([{ kind: 'digits', maxLength: 4 }]) });
-    expect(((await hinted.json()) as Transcript).text).toBe('eight');
+    expect(await hinted.json()).toMatchObject({ text: 'eight', expected: true });
     const packed = await postMsgpack(`${server.url}/v1/asr`, { audio: eight, hints: [{ kind: 'digits' }] });
-    expect(((await packed.json()) as Transcript).text).toBe('eight');
+    expect(await packed.json()).toMatchObject({ text: 'eight', expected: true });
+    // Speech outside the hints comes back as open vocabulary, and says so; without hints nothing is said.
+    const outside = (await (await multipart(fixture('slt_03.wav'), { hints: JSON.stringify([{ kind: 'digits' }]) })).json()) as Transcript;
+    expect(outside).toMatchObject({ expected: false });
+    expect(outside.text.split(' ').length).toBeGreaterThan(2);
+    expect(await (await multipart(fixture('slt_03.wav'))).json()).not.toHaveProperty('expected');
     const bad = await multipart(eight, { hints: '[{"kind":"colour"}]' });
     expect(bad.status).toBe(422);
     const issues = (await bad.json()) as Array<{ loc: string[]; msg: string }>;

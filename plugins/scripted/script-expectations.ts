@@ -5,13 +5,14 @@ import type { DialogueScript, SlotSpec } from './script-schema.js';
 /**
  * What the caller may say next in `state`, read from the script: the slot the agent asked for (or the
  * state's missing ones), and the examples and keywords of the intents the state and the script's global
- * transitions listen for. Undefined when the call has ended or the script expects nothing in particular.
+ * transitions listen for, and a yes/no while a turn awaits confirmation. Undefined when the call has ended or the script expects nothing in particular.
  */
 export function scriptExpectations(script: DialogueScript, state: ConversationState): Expectation[] | undefined {
   if (state.ended) return undefined;
   const current = script.states[state.state];
   if (!current) return undefined;
-  const expectations: Expectation[] = [];
+  // Asked to confirm a turn: a yes or a no, or the answer again.
+  const expectations: Expectation[] = state.unconfirmed !== undefined ? [{ kind: 'yes-no' }] : [];
   const asked = state.awaiting !== undefined ? [state.awaiting] : (current.collect ?? []).map((item) => item.slot).filter((slot) => state.slots[slot] === undefined);
   for (const slot of asked) {
     const expectation = slotExpectation(script.slots[slot]);

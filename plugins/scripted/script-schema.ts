@@ -120,6 +120,11 @@ export const scriptSchema = z.strictObject({
   /** Defaults for states without their own. */
   fallback: lines.optional(),
   escalate: escalateSchema.optional(),
+  /**
+   * Asked before slot values heard outside the expectations are acted on (an action or the end of the call);
+   * `{heard}` is the values as understood.
+   */
+  confirm: lines.optional(),
 });
 
 export type DialogueScript = z.output<typeof scriptSchema>;

@@ -16,6 +16,20 @@ export interface ConversationState {
   ended: boolean;
   /** Caller turns handled so far (picks among reply variants). */
   turns: number;
+  /**
+   * A caller turn heard outside the expectations whose slot values would have been acted on: the agent asked
+   * the caller to confirm them, and takes the turn on a yes.
+   */
+  unconfirmed?: string;
+}
+
+/** How the caller's turn was heard. */
+export interface Heard {
+  /**
+   * False when the turn was recognised with expectations but came out as open vocabulary, outside them: slot
+   * values it gives are confirmed before they are acted on. Undefined (or true): it is taken as heard.
+   */
+  expected?: boolean;
 }
 
 export interface ScriptAction {
@@ -33,6 +47,12 @@ export interface TurnOutcome {
   intent?: { name: string; score: number };
 }
 
+/** A turn taken as heard, and the values of the slots it gave, as they are said ("4192, go"). */
+interface Understood {
+  outcome: TurnOutcome;
+  values: string;
+}
+
 export const defaults = {
   /** Minimum intent score (0..1) when the script sets none. */
   threshold: 0.6,
@@ -40,7 +60,14 @@ export const defaults = {
   reprompt: 'Are you still there?',
   /** State changes allowed in one turn before the script is judged to loop. */
   maxHops: 20,
+  confirm: 'Did you say {heard}?',
 };
+
+/** The caller's answer to a confirmation. */
+const confirmationMatcher = new IntentMatcher({
+  yes: { examples: ['yes', 'yes please', 'that is right', 'correct'], keywords: ['yes', 'yeah', 'yep', 'correct', 'sure'] },
+  no: { examples: ['no', 'no it is not', 'that is wrong'], keywords: ['no', 'nope', 'wrong'] },
+});
 
 interface TurnDraft {
   state: string;
@@ -50,6 +77,8 @@ interface TurnDraft {
   actions: ScriptAction[];
   endReason?: string;
   hops: string[];
+  /** Slots given by this turn. */
+  filled: string[];
 }
 
 /** Runs a validated script: one caller utterance and a conversation state in, the reply and the next state out. */
@@ -64,16 +93,52 @@ export class ScriptStateMachine {
 
   /** The state before the caller speaks, and what the agent says first (greeting, then the start state's lines). */
   start(): { state: ConversationState; opening: string } {
-    const draft: TurnDraft = { state: this.script.start, slots: {}, parts: [], actions: [], hops: [] };
+    const draft: TurnDraft = { state: this.script.start, slots: {}, parts: [], actions: [], hops: [], filled: [] };
     if (this.script.greeting) draft.parts.push(this.render(this.script.greeting, draft.slots, 0));
     this.enter(this.script.start, draft, 0);
     return { state: this.finish(draft, 0, 0).next, opening: draft.parts.join(' ') };
   }
 
-  step(current: ConversationState, userText: string, lastAgentText = ''): TurnOutcome {
+  /**
+   * One caller turn. A turn heard outside the expectations (`heard.expected === false`) that gives slot values
+   * and would act on them (an action or the end of the call) does nothing yet: the agent asks whether it
+   * understood them right (`confirm`), takes the turn on a yes, asks again on a no; any other answer is a new
+   * turn. Slots are asked for with closed expectations (digits, a choice), so words outside them there are
+   * likely misheard; intents are expected as their example phrases, which callers' own wording normally falls
+   * outside of, so a turn that acts on an intent alone goes on as heard.
+   */
+  step(current: ConversationState, userText: string, lastAgentText = '', heard: Heard = {}): TurnOutcome {
+    if (current.unconfirmed !== undefined) return this.confirmation(current, userText, lastAgentText, heard);
+    return this.confirmFirst(current, userText, lastAgentText, heard, 0);
+  }
+
+  /** The turn, or when it is unsure and would act on slot values, the `confirm` question (variant `asked`). */
+  private confirmFirst(current: ConversationState, userText: string, lastAgentText: string, heard: Heard, asked: number): TurnOutcome {
+    const understood = this.understand(current, userText, lastAgentText);
+    const acts = understood.outcome.actions.length > 0 || understood.outcome.endReason !== undefined;
+    if (heard.expected !== false || !acts || !understood.values) return understood.outcome;
+    const question = this.pick(this.script.confirm ?? defaults.confirm, asked);
+    return { next: { ...current, turns: current.turns + 1, unconfirmed: userText }, reply: renderTemplate(question, { ...current.slots, heard: understood.values }), actions: [] };
+  }
+
+  /** The caller's answer to `confirm`: yes takes the unconfirmed turn, no asks again, anything else is a new turn. */
+  private confirmation(current: ConversationState, userText: string, lastAgentText: string, heard: Heard): TurnOutcome {
+    const { unconfirmed, ...before } = current;
+    const [answer] = confirmationMatcher.rank(userText);
+    const said = answer && answer.score >= this.threshold ? answer.intent : undefined;
+    if (said === 'yes') return this.understand(before, unconfirmed!, lastAgentText).outcome;
+    if (said !== 'no') return this.confirmFirst(before, userText, lastAgentText, heard, 1);
+    const state = this.stateNamed(before.state);
+    const asked = state.collect?.find((item) => item.slot === before.awaiting);
+    const again = asked?.prompt ?? state.fallback ?? this.script.fallback ?? defaults.fallback;
+    return { next: { ...before, turns: current.turns + 1 }, reply: this.render(again, before.slots, 0), actions: [] };
+  }
+
+  /** The turn taken as heard, and the slot values it gave. */
+  private understand(current: ConversationState, userText: string, lastAgentText: string): Understood {
     const turn = current.turns + 1;
-    if (current.ended) return { next: { ...current, turns: turn }, reply: '', actions: [], endReason: 'the call has ended' };
-    const draft: TurnDraft = { state: current.state, slots: { ...current.slots }, parts: [], actions: [], hops: [current.state] };
+    if (current.ended) return { outcome: { next: { ...current, turns: turn }, reply: '', actions: [], endReason: 'the call has ended' }, values: '' };
+    const draft: TurnDraft = { state: current.state, slots: { ...current.slots }, parts: [], actions: [], hops: [current.state], filled: [] };
     if (current.awaiting !== undefined) draft.awaiting = current.awaiting;
     const state = this.stateNamed(current.state);
     const tokens = tokenize(userText);
@@ -92,24 +157,31 @@ export class ScriptStateMachine {
     const collected = (state.collect ?? []).map((item) => item.slot);
     if (chosen) {
       this.fill(tokens, [...collected, ...this.script.intents[chosen.intent]!.slots], draft);
+      const values = this.filledValues(draft);
       this.apply(chosen, draft, turn, lastAgentText);
-      return { ...this.finish(draft, turn, 0), intent: { name: chosen.intent, score: best } };
+      return { outcome: { ...this.finish(draft, turn, 0), intent: { name: chosen.intent, score: best } }, values };
     }
     if (this.fill(tokens, collected, draft) > 0) {
+      const values = this.filledValues(draft);
       this.continueForm(current.state, draft, turn);
-      return this.finish(draft, turn, 0);
+      return { outcome: this.finish(draft, turn, 0), values };
     }
     const misses = current.misses + 1;
     const escalation = state.escalate ?? this.script.escalate;
     if (escalation && misses >= escalation.after) {
       this.apply(escalation, draft, turn, lastAgentText);
-      return this.finish(draft, turn, draft.state === current.state && !draft.endReason ? misses : 0);
+      return { outcome: this.finish(draft, turn, draft.state === current.state && !draft.endReason ? misses : 0), values: '' };
     }
     const fallback = state.fallback ?? this.script.fallback ?? defaults.fallback;
     draft.parts.push(this.render(fallback, draft.slots, misses - 1, true));
     const asked = state.collect?.find((item) => item.slot === current.awaiting);
     if (!state.fallback && asked?.prompt) draft.parts.push(this.render(asked.prompt, draft.slots, 0));
-    return this.finish(draft, turn, misses);
+    return { outcome: this.finish(draft, turn, misses), values: '' };
+  }
+
+  /** The values of the slots this turn gave, as they are said ("4192", "go"), in the order given. */
+  private filledValues(draft: TurnDraft): string {
+    return draft.filled.map((slot) => renderTemplate(`{${slot}}`, draft.slots)).join(', ');
   }
 
   /** The line to say when the caller has gone quiet in `current`. */
@@ -135,6 +207,7 @@ export class ScriptStateMachine {
       const value = extractSlot(tokens, this.script.slots[name]!, draft.awaiting === name);
       if (value !== undefined) {
         draft.slots[name] = value;
+        draft.filled.push(name);
         filled += 1;
       }
     }
@@ -203,8 +276,11 @@ export class ScriptStateMachine {
 
   /** Renders one line; with variants, picks by `index` (cycling, or the last one when `clamp`). */
   private render(lines: Lines, slots: Readonly<Record<string, SlotValue>>, index: number, clamp = false): string {
-    if (typeof lines === 'string') return renderTemplate(lines, slots);
-    const i = clamp ? Math.min(index, lines.length - 1) : index % lines.length;
-    return renderTemplate(lines[i]!, slots);
+    return renderTemplate(this.pick(lines, index, clamp), slots);
+  }
+
+  private pick(lines: Lines, index: number, clamp = false): string {
+    if (typeof lines === 'string') return lines;
+    return lines[clamp ? Math.min(index, lines.length - 1) : index % lines.length]!;
   }
 }

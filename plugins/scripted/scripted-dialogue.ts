@@ -3,7 +3,7 @@ import type { ConversationMessage, Dialogue, DialogueInput, DialogueOutput, Expe
 import { streamOutputs, textOutputs } from '../word-stream.js';
 import type { DialogueScript } from './script-schema.js';
 import { loadScript } from './script-loader.js';
-import { ScriptStateMachine, type ConversationState, type TurnOutcome } from './script-state-machine.js';
+import { ScriptStateMachine, type ConversationState, type Heard, type TurnOutcome } from './script-state-machine.js';
 import type { IntentMatcherOptions } from './intent-matcher.js';
 import { scriptExpectations } from './script-expectations.js';
 
@@ -28,7 +28,7 @@ export class ScriptedDialogue implements Dialogue {
   private readonly initial: { state: ConversationState; opening: string };
   private readonly wordIntervalMs: number;
   /** States after each caller turn of the last history seen: `replayed[i]` follows `userTurns[i]`. */
-  private userTurns: string[] = [];
+  private userTurns: CallerTurn[] = [];
   private replayed: ConversationState[] = [];
 
   constructor(readonly script: DialogueScript, options: ScriptedDialogueOptions = {}) {
@@ -53,13 +53,13 @@ export class ScriptedDialogue implements Dialogue {
 
   /** The conversation state after the caller turns in `history`. */
   stateAfter(history: readonly ConversationMessage[]): ConversationState {
-    const turns = history.filter((m) => m.role === 'user').map((m) => m.text);
+    const turns = history.filter((m) => m.role === 'user').map(callerTurn);
     let same = 0;
-    while (same < turns.length && same < this.userTurns.length && turns[same] === this.userTurns[same]) same++;
+    while (same < turns.length && same < this.userTurns.length && sameTurn(turns[same]!, this.userTurns[same]!)) same++;
     const states = this.replayed.slice(0, same);
     let state = same > 0 ? states[same - 1]! : this.initial.state;
     for (let i = same; i < turns.length; i++) {
-      state = this.machine.step(state, turns[i]!).next;
+      state = this.machine.step(state, turns[i]!.text, '', turns[i]!.heard).next;
       states.push(state);
     }
     this.userTurns = turns;
@@ -74,8 +74,9 @@ export class ScriptedDialogue implements Dialogue {
     if (last?.role === 'user' && last.text === input.userText) history = history.slice(0, -1);
     const lastAgent = [...history].reverse().find((m) => m.role === 'agent')?.text ?? this.initial.opening;
     const before = this.stateAfter(history);
-    const outcome = this.machine.step(before, input.userText, lastAgent);
-    this.userTurns = [...this.userTurns, input.userText];
+    const turn = callerTurn({ text: input.userText, ...(input.expected !== undefined ? { expected: input.expected } : {}) });
+    const outcome = this.machine.step(before, turn.text, lastAgent, turn.heard);
+    this.userTurns = [...this.userTurns, turn];
     this.replayed = [...this.replayed, outcome.next];
     return outcome;
   }
@@ -89,6 +90,20 @@ export class ScriptedDialogue implements Dialogue {
       return streamOutputs(outputs, this.wordIntervalMs).subscribe(subscriber);
     });
   }
+}
+
+/** A caller turn as the script replays it: what was said, and whether it was heard as expected. */
+interface CallerTurn {
+  text: string;
+  heard: Heard;
+}
+
+function callerTurn(message: { text: string; expected?: boolean }): CallerTurn {
+  return { text: message.text, heard: message.expected === undefined ? {} : { expected: message.expected } };
+}
+
+function sameTurn(a: CallerTurn, b: CallerTurn): boolean {
+  return a.text === b.text && a.heard.expected === b.heard.expected;
 }
 
 /** Reads a JSON or YAML script file and builds a `ScriptedDialogue` from it; throws a clear error naming any bad field. */

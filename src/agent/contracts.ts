@@ -41,6 +41,8 @@ export interface TranscriptEvent {
   text: string;
   words: WordTiming[];
   final: boolean;
+  /** On a final recognised with expectations: false when it came out as open vocabulary, outside them. */
+  expected?: boolean;
 }
 
 /**
@@ -125,6 +127,8 @@ export interface ConversationMessage {
   interrupted?: boolean;
   /** Present on `tool` entries. */
   tool?: ToolExchange;
+  /** On `user` entries heard with expectations: false when the words came out outside them (see `DialogueInput.expected`). */
+  expected?: boolean;
 }
 
 export type DialogueOutput =
@@ -147,6 +151,12 @@ export interface SpeculativeTurn {
 export interface DialogueInput {
   history: readonly ConversationMessage[];
   userText: string;
+  /**
+   * Set when the turn was recognised with expectations: false when the words came out as open vocabulary,
+   * outside what was expected (a recognition more likely wrong), so that a dialogue can confirm before acting
+   * on them. Absent for keyed entries, open-vocabulary turns and recognizers that do not say.
+   */
+  expected?: boolean;
   /** Present when the reply is speculative (see `SpeculativeTurn`); absent when the turn is final. */
   speculative?: SpeculativeTurn;
   /** The call this turn belongs to (the session's trace id), for tools that record or act on it. */

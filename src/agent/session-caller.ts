@@ -46,8 +46,8 @@ export class CallerInput {
     const digits = this.core.listening.press(digit);
     if (digits === undefined) return;
     if (this.speaking.current) this.speaking.interrupt();
-    const active = this.speaking.createReply((tools) => this.respond(digits, tools), this.core.callCtx, 'turn');
-    this.takeTurn(active, digits);
+    const active = this.speaking.createReply((tools) => this.respond(digits, undefined, tools), this.core.callCtx, 'turn');
+    this.takeTurn(active, digits, undefined);
     active.reply.start();
   }
 
@@ -96,7 +96,7 @@ export class CallerInput {
   private preempt(text: string, state: UtteranceState): AgentReply | undefined {
     if (this.speaking.current) return undefined;
     this.speaking.pendingPreemptive?.reply.cancel();
-    const reply = this.speaking.createReply((tools) => this.respond(text, tools), state.turnCtx, 'turn', state, undefined, true);
+    const reply = this.speaking.createReply((tools) => this.respond(text, undefined, tools), state.turnCtx, 'turn', state, undefined, true);
     reply.reply.start(true);
     return reply.reply;
   }
@@ -113,11 +113,13 @@ export class CallerInput {
     if (!this.speaking.current) this.core.awaitCaller();
   }
 
-  private respond(userText: string, tools: ReplyTools): Observable<DialogueOutput> {
+  /** `expected`: how the final was heard (undefined for keyed entries and interims). */
+  private respond(userText: string, expected: boolean | undefined, tools: ReplyTools): Observable<DialogueOutput> {
     const core = this.core;
     const history = [...core.history];
     const speculative = tools.speculative;
-    return defer(() => core.options.dialogue.respond({ history, userText, callId: core.traceId, ...(speculative ? { speculative } : {}) }));
+    const heard = expected === undefined ? {} : { expected };
+    return defer(() => core.options.dialogue.respond({ history, userText, callId: core.traceId, ...heard, ...(speculative ? { speculative } : {}) }));
   }
 
   private startTurn(state: UtteranceState): void {
@@ -125,28 +127,30 @@ export class CallerInput {
     const text = state.finalText.trim();
     const held = state.preemptiveReply;
     let active: ActiveReply;
-    if (held && state.preemptiveText === text && speaking.pendingPreemptive?.reply === held) {
+    // A reply started on an interim was made without knowing how the final was heard: it stands only for a
+    // final heard as expected or without expectations.
+    if (held && state.preemptiveText === text && state.finalExpected !== false && speaking.pendingPreemptive?.reply === held) {
       active = speaking.pendingPreemptive;
       active.report.metrics.preemptive = true;
       active.tools.keep();
     } else {
       speaking.pendingPreemptive?.reply.cancel();
-      active = speaking.createReply((tools) => this.respond(text, tools), state.turnCtx, 'turn', state);
+      active = speaking.createReply((tools) => this.respond(text, state.finalExpected, tools), state.turnCtx, 'turn', state);
       active.reply.start(true);
     }
     speaking.pendingPreemptive = undefined;
     state.consumed = true;
-    this.takeTurn(active, text);
+    this.takeTurn(active, text, state.finalExpected);
     active.report.metrics.endOfSpeechToFinalMs = state.asrMs;
     active.report.metrics.endpointingMs = state.endpointingMs;
     active.reply.play();
   }
 
   /** The caller's `text` (spoken or keyed) is their turn; `active` answers it. */
-  private takeTurn(active: ActiveReply, text: string): void {
+  private takeTurn(active: ActiveReply, text: string, expected: boolean | undefined): void {
     this.speaking.makeCurrent(active);
     active.report.userText = text;
-    this.core.history.push({ role: 'user', text });
+    this.core.history.push({ role: 'user', text, ...(expected === undefined ? {} : { expected }) });
     this.core.listening.listen();
     this.timers()?.callerTookTurn();
   }

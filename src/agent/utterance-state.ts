@@ -36,6 +36,8 @@ export interface UtteranceCallbacks {
  */
 export class UtteranceState {
   finalText = '';
+  /** Whether the final was heard as expected (see `TranscriptEvent.expected`). */
+  finalExpected: boolean | undefined;
   interim = '';
   interrupted = false;
   paused = false;
@@ -78,7 +80,7 @@ export class UtteranceState {
     const deps = this.deps;
     const track = <T>(work: Promise<T>) => deps.tracker.track(work);
     this.recognition = inContext(this.asrCtx, () => deps.options.stt.transcribe(this.frames$, { track })).subscribe({
-      next: (event) => (event.final ? this.onFinal(event.text) : this.onInterim(event.text)),
+      next: (event) => (event.final ? this.onFinal(event.text, event.expected) : this.onInterim(event.text)),
       error: (error: unknown) => {
         const failure = inStage('asr', error);
         this.asrSpan.setStatus({ code: SpanStatusCode.ERROR, message: failure.message });
@@ -160,9 +162,10 @@ export class UtteranceState {
     }
   }
 
-  private onFinal(text: string): void {
+  private onFinal(text: string, expected: boolean | undefined): void {
     if (this.done) return;
     this.finalText = text;
+    this.finalExpected = expected;
     this.finalWall = performance.now();
     if (this.endpoint) this.asrMs = performance.now() - this.endpoint.endpointWall;
     if (this.asrMs !== undefined) this.asrSpan.setAttribute(spanAttributes.asrEndOfSpeechToFinalMs, this.asrMs);

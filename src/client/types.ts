@@ -84,6 +84,11 @@ export interface Transcription {
   duration: number;
   segments: TranscriptionSegment[];
   language?: string;
+  /**
+   * Shoal extension, when `hints` were sent to a Shoal service: false when the words came out as open
+   * vocabulary, outside the hints (the hosted service never sets it).
+   */
+  expected?: boolean;
 }
 
 export interface VoiceDesignRequest {

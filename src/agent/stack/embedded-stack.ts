@@ -79,7 +79,7 @@ export async function createEmbeddedAgentStack(options: Partial<EmbeddedStackOpt
       : new SegmentServiceSpeechToText(
           async (wav, signal, traceparent, hints) => {
             const result = await client.transcribe(wav, { signal, traceparent, language: 'en', ...(hints ? { hints } : {}) });
-            return { text: result.text, words: [] };
+            return { text: result.text, words: [], ...(result.expected !== undefined ? { expected: result.expected } : {}) };
           },
           { interimEveryMs: interimEveryMs > 0 ? Math.max(300, interimEveryMs) : 0 },
         );

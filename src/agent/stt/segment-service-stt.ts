@@ -8,14 +8,15 @@ import { traceparentOf } from '../tracing.js';
 
 /**
  * Sends one WAV to a recognition service (e.g. the client's `/v1/asr` call) and returns its text; `hints` are
- * what the caller is expected to say (the Shoal service's `hints` extension), when the call has expectations.
+ * what the caller is expected to say (the Shoal service's `hints` extension), when the call has expectations,
+ * and `expected` whether the words came out as one of them (the Shoal service's `expected` extension).
  */
 export type TranscribeWav = (
   wav: Uint8Array,
   signal: AbortSignal,
   traceparent: string | undefined,
   hints?: readonly Expectation[],
-) => Promise<{ text: string; words: WordTiming[] }>;
+) => Promise<{ text: string; words: WordTiming[]; expected?: boolean }>;
 
 export interface SegmentServiceSttOptions {
   /** Re-transcribe the growing utterance every this many ms of audio for interims (low-latency); 0 for none. */
@@ -103,7 +104,7 @@ export class SegmentServiceSpeechToText implements SpeechToText {
           finalSent = true;
           track(this.transcribeWav(wav(), abort.signal, traceparent, hints)).then(
             (result) => {
-              subscriber.next({ text: result.text, words: result.words, final: true });
+              subscriber.next({ text: result.text, words: result.words, final: true, ...(result.expected !== undefined ? { expected: result.expected } : {}) });
               subscriber.complete();
             },
             (error: unknown) => subscriber.error(error),

@@ -96,7 +96,9 @@ export class StreamingEngineSpeechToText implements SpeechToText {
         return;
       }
       const emit = (hypothesis: Hypothesis, final: boolean) => {
-        if (!stopped) subscriber.next({ text: hypothesis.text, words: hypothesis.words, final });
+        if (stopped) return;
+        const expected = final && hypothesis.expected !== undefined ? { expected: hypothesis.expected } : {};
+        subscriber.next({ text: hypothesis.text, words: hypothesis.words, final, ...expected });
       };
       const subscription = utterance$.subscribe({
         next: (frame) => {

@@ -18,6 +18,8 @@ export interface TranscriptionResult {
   duration: number;
   segments: TranscriptSegment[];
   language: string;
+  /** Shoal extension, with `hints`: false when the words came out as open vocabulary, outside the hints. */
+  expected?: boolean;
 }
 
 function minutes(ms: number): string {
@@ -90,6 +92,7 @@ export function registerAsrRoute(app: FastifyInstance, service: ServiceContext):
               duration: Math.round(durationMs) / 1000,
               segments: input.ignoreTimestamps ? [] : segmentWords(hypothesis.words),
               language: input.language ?? 'en',
+              ...(input.hints && hypothesis.expected !== undefined ? { expected: hypothesis.expected } : {}),
             };
             return transcript;
           } finally {
