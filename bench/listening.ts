@@ -204,8 +204,8 @@ async function finalLatency() {
 
 /**
  * The lines a call is heard over: the clips as recorded (most short clips of the first set are padded with
- * exact zeros, which no line gives, and a single bit of noise can move an answer across the grammar-or-open
- * decision), and Gaussian line noise at these levels (-70 dBFS: the IVR calls' noise). The headline sums them.
+ * exact zeros, which no line gives, and a bit of noise moved answers across the grammar-or-open decision
+ * before the grammar passes gated the quiet), and Gaussian line noise at these levels (-70 dBFS: the IVR calls' noise). The headline sums them.
  */
 const lines: Array<{ name: string; dbfs?: number }> = [{ name: 'as_recorded' }, { name: '-85_dbfs', dbfs: -85 }, { name: '-70_dbfs', dbfs: -70 }, { name: '-60_dbfs', dbfs: -60 }];
 
@@ -234,8 +234,7 @@ class CallFigures {
  * arguments; 8 kHz: through the telephone channel, the recognizer told the line is 8 kHz), once with its own
  * kind's expectations (WER per fold) and once with each other short kind's (false accepts), over each of
  * `lines`. A false accept is a final the dialogue would take as an expected answer: its text is a sentence of
- * the expectations' grammar, whichever search produced it (a stricter count than `Hypothesis.expected`, which
- * the agent does not see).
+ * the expectations' grammar, whichever search produced it (a stricter count than `Hypothesis.expected`).
  */
 async function asACallHearsThem(band: 'wide' | 'telephone') {
   const overLines = new CallFigures();
