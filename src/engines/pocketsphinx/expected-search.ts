@@ -98,7 +98,8 @@ export class ExpectedSearch {
   /** `open` (the language model's result) or the grammar's, whichever fits the utterance's audio better. */
   choose(open: Decoded): Decoded {
     if (!this.grammar || this.audio.length === 0) return open;
-    const audio = this.utteranceAudio();
+    // Both passes hear the quiet gated to zeros, so that line noise stays out of their cepstral mean.
+    const audio = gateSilence(this.utteranceAudio());
     const rejected = { ...open, hypothesis: { ...open.hypothesis, expected: false } };
     if (!open.hypothesis.text) return rejected;
     // Already an expected answer: decoding again could only confirm it, and would cost a third of the decode.
@@ -132,7 +133,7 @@ export class ExpectedSearch {
   /**
    * Decodes `audio` with a grammar search as one whole utterance, normalised by its own cepstral mean
    * (batch CMN): a short answer early in a call would otherwise be heard through a mean not yet adapted
-   * to the caller's line. Its quiet is gated to zeros first, so that line noise stays out of that mean.
+   * to the caller's line.
    */
   private decode(name: string, jsgf: string, audio: Int16Array): Decoded {
     const now = this.cepstralMean?.snapshot();
@@ -143,7 +144,7 @@ export class ExpectedSearch {
     }
     if (!this.lib.useSearch(this.handle, name)) throw new Error(`pocketsphinx could not switch to the ${name} search`);
     if (this.lib.startUtterance(this.handle) < 0) throw new Error('ps_start_utt failed');
-    if (this.lib.processRaw(this.handle, gateSilence(audio), true) < 0) throw new Error('ps_process_raw failed');
+    if (this.lib.processRaw(this.handle, audio, true) < 0) throw new Error('ps_process_raw failed');
     this.lib.endUtterance(this.handle);
     return decodedResult(this.lib, this.handle);
   }
