@@ -53,7 +53,7 @@ export class ScriptedDialogue implements Dialogue {
 
   /** The conversation state after the caller turns in `history`. */
   stateAfter(history: readonly ConversationMessage[]): ConversationState {
-    const turns = history.filter((m) => m.role === 'user').map(callerTurn);
+    const turns = history.filter((m) => m.role === 'user').map((m) => callerTurn(m.text, m.expected));
     let same = 0;
     while (same < turns.length && same < this.userTurns.length && sameTurn(turns[same]!, this.userTurns[same]!)) same++;
     const states = this.replayed.slice(0, same);
@@ -74,7 +74,7 @@ export class ScriptedDialogue implements Dialogue {
     if (last?.role === 'user' && last.text === input.userText) history = history.slice(0, -1);
     const lastAgent = [...history].reverse().find((m) => m.role === 'agent')?.text ?? this.initial.opening;
     const before = this.stateAfter(history);
-    const turn = callerTurn({ text: input.userText, ...(input.expected !== undefined ? { expected: input.expected } : {}) });
+    const turn = callerTurn(input.userText, input.expected);
     const outcome = this.machine.step(before, turn.text, lastAgent, turn.heard);
     this.userTurns = [...this.userTurns, turn];
     this.replayed = [...this.replayed, outcome.next];
@@ -98,8 +98,8 @@ interface CallerTurn {
   heard: Heard;
 }
 
-function callerTurn(message: { text: string; expected?: boolean }): CallerTurn {
-  return { text: message.text, heard: message.expected === undefined ? {} : { expected: message.expected } };
+function callerTurn(text: string, expected: boolean | undefined): CallerTurn {
+  return { text, heard: expected === undefined ? {} : { expected } };
 }
 
 function sameTurn(a: CallerTurn, b: CallerTurn): boolean {

@@ -37,19 +37,14 @@ export function gateSilence(pcm: Int16Array, options: SilenceGateOptions = defau
   const floor = ranked[Math.floor(frames * 0.1)]!;
   const peak = ranked[Math.floor(frames * 0.95)]!;
   const threshold = Math.max(floor * 10 ** (options.aboveFloorDb / 20), peak * 10 ** (-options.belowPeakDb / 20));
+  // Speech frames, and the frames within the hangover of one, keep their samples.
+  const kept = new Uint8Array(frames);
+  levels.forEach((level, f) => {
+    if (level >= threshold) kept.fill(1, Math.max(0, f - options.hangoverFrames), f + options.hangoverFrames + 1);
+  });
   const gated = pcm.slice();
-  let lastSpeech = -Infinity;
-  let nextSpeech = levels.findIndex((level) => level >= threshold);
-  for (let f = 0; f < frames; f++) {
-    if (f > nextSpeech && nextSpeech >= 0) nextSpeech = nextSpeechFrom(levels, f, threshold);
-    if (levels[f]! >= threshold) lastSpeech = f;
-    const near = f - lastSpeech <= options.hangoverFrames || (nextSpeech >= 0 && nextSpeech - f <= options.hangoverFrames);
-    if (!near) gated.fill(0, f * frameSamples, (f + 1) * frameSamples);
-  }
+  kept.forEach((keep, f) => {
+    if (!keep) gated.fill(0, f * frameSamples, (f + 1) * frameSamples);
+  });
   return gated;
-}
-
-function nextSpeechFrom(levels: Float64Array, from: number, threshold: number): number {
-  for (let f = from; f < levels.length; f++) if (levels[f]! >= threshold) return f;
-  return -1;
 }
