@@ -59,6 +59,31 @@ describe('OpenAI-compatible dialogue against a local SSE server', () => {
     expect(request!.body.tools).toBeUndefined();
   });
 
+  it('marks caller turns heard outside the expectations, so that the model confirms before acting on them', async () => {
+    const answer: Handler = (res) => {
+      startStream(res);
+      res.end(`${chunk({ content: 'Did you say four one nine two?' })}data: [DONE]\n\n`);
+    };
+    handlers.push(answer, answer);
+    const history = [
+      { role: 'user' as const, text: 'hi', expected: true },
+      { role: 'agent' as const, text: 'Your code?' },
+      { role: 'user' as const, text: 'what what are you do', expected: false },
+      { role: 'agent' as const, text: 'Sorry, your code?' },
+    ];
+    await lastValueFrom(dialogue().respond({ history, userText: 'for one nine to', expected: false }).pipe(toArray()));
+    await lastValueFrom(dialogue().respond({ history: [], userText: 'four one nine two', expected: true }).pipe(toArray()));
+    const mark = '[heard outside the expected answers: may be misheard, confirm before acting on it]';
+    expect(seen[0]!.body.messages?.slice(1)).toEqual([
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: 'Your code?' },
+      { role: 'user', content: `what what are you do ${mark}` },
+      { role: 'assistant', content: 'Sorry, your code?' },
+      { role: 'user', content: `for one nine to ${mark}` },
+    ]);
+    expect(seen[1]!.body.messages?.at(-1)).toEqual({ role: 'user', content: 'four one nine two' });
+  });
+
   it('reassembles a tool call streamed in fragments and surfaces it as a tool-call output', async () => {
     handlers.push((res) => {
       startStream(res);

@@ -15,8 +15,7 @@ const fixture = (name: string) => new URL(`./fixtures/calls/${name}`, import.met
 describe('shoal talk', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  // Balanced: low-latency's interims re-send the growing utterance to the service's /v1/asr (the 8 kHz path) and
-  // took this test from 10 to 39 s of CPU; agent-conversation runs the same call in low-latency mode in-process.
+  // Balanced: agent-conversation runs the same call in low-latency mode in-process.
   it('plays a mu-law 8 kHz call into the receptionist, prints one JSON object per turn and writes the aligned reply', async () => {
     const out = join(dir, 'reply.wav');
     const { stdout } = await run('node', ['bin/shoal.js', 'talk', '--in', fixture('booking-8k-ulaw.wav'), '--out', out, '--json', '--fast', '--mode', 'balanced'], {
@@ -60,6 +59,18 @@ describe('shoal talk', () => {
     } finally {
       await new Promise((resolve) => collector.server.close(resolve));
     }
+  }, 300_000);
+
+  it('hears an 8 kHz phone call of real human answers as the telephony path does, and the script routes it', async () => {
+    const { stdout } = await run(
+      'node',
+      ['bin/shoal.js', 'talk', '--script', 'examples/scripts/parcel-line.yaml', '--in', 'test/fixtures/human-calls/parcel-8k-ulaw.wav', '--json', '--fast'],
+      { timeout: 240_000 },
+    );
+    const turns = stdout.trim().split('\n').map((line) => JSON.parse(line) as { user_text: string; agent_text: string });
+    // "stop" was heard as "stop him" by recognition on the service, and the script asked "Did you say stop?".
+    expect(turns.map((t) => t.user_text).filter(Boolean).at(-1)).toBe('stop');
+    expect(turns.at(-1)!.agent_text).toBe('Thank you. Goodbye.');
   }, 300_000);
 
   it('a missing input file is a clear error and writes nothing', async () => {

@@ -2,7 +2,7 @@ import { Observable, type Subscriber } from 'rxjs';
 import { context, trace, type Context } from '@opentelemetry/api';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { ConversationMessage, Dialogue, DialogueInput, DialogueOutput, Expectation } from '../../src/agent/index.js';
-import { toChatMessages, toolResultContent } from './chat-messages.js';
+import { toChatMessages, toolResultContent, userMessage } from './chat-messages.js';
 import { CompletionStream, outgoingTraceparent, type ChatEndpoint, type CompletionEvent, type RetryOptions } from './completion-stream.js';
 import { EXPECT_TOOL, expectationsOf, expectTool } from './expect-tool.js';
 import { runTool, toolDefinition, type ChatTool, type ToolOutcome } from './tools.js';
@@ -122,7 +122,7 @@ export class ChatCompletionDialogue implements Dialogue {
     const messages: ChatCompletionMessageParam[] = [
       { role: 'system', content: this.options.systemPrompt },
       ...toChatMessages(input.history),
-      { role: 'user', content: input.userText },
+      userMessage(input.userText, input.expected),
     ];
     const tools: ChatCompletionTool[] = this.tools.map(toolDefinition);
     const o = this.options;

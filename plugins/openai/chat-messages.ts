@@ -24,12 +24,22 @@ export function toChatMessages(history: readonly ConversationMessage[]): ChatCom
       continue;
     }
     flushTools();
-    if (message.role === 'user') messages.push({ role: 'user', content: message.text });
+    if (message.role === 'user') messages.push(userMessage(message.text, message.expected));
     else messages.push(assistantMessage(message));
   }
   flushTools();
   return messages;
 }
+
+/**
+ * A caller turn as the model reads it. A turn recognised with expectations whose words came out outside them
+ * (`expected: false`) is marked, so that the model confirms before acting on words more likely misheard.
+ */
+export function userMessage(text: string, expected: boolean | undefined): ChatCompletionMessageParam {
+  return { role: 'user', content: expected === false ? `${text} ${outsideExpectationsMark}` : text };
+}
+
+export const outsideExpectationsMark = '[heard outside the expected answers: may be misheard, confirm before acting on it]';
 
 function assistantMessage(message: ConversationMessage): ChatCompletionAssistantMessageParam {
   return { role: 'assistant', content: message.interrupted ? `${message.text} [interrupted by the caller]`.trim() : message.text };

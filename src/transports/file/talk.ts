@@ -58,9 +58,11 @@ export async function runTalk(options: TalkOptions): Promise<void> {
   }
   const caller = await decodeCall(bytes);
   const dialogue = await loadDialogue(options);
-  // Streaming pocketsphinx still mishears the first turn of 8 kHz telephone audio (booking-8k-ulaw: 35% WER,
-  // the booking's party size lost) where whole-utterance recognition on the service gets 12%, at ~1.7 s per final.
-  const stack = await createEmbeddedAgentStack({ mode: options.mode, stt: caller.sampleRate < 16000 ? 'service' : 'engine' });
+  // Heard as `shoal agent` hears a caller of that line, by the streaming recognizer, 8 kHz calls too (told the
+  // line's rate). Recognition on the service per VAD segment, which talk used for 8 kHz before the recognizer
+  // learned the telephone band, heard the human IVR call's "stop" as "stop him" and never routed it, at
+  // voice-to-voice 0.9-3.4 s against 0.5-1.5 s (docs/listening.md, session 9).
+  const stack = await createEmbeddedAgentStack({ mode: options.mode });
   try {
     const agent = stack.agentFor(dialogue, { logger: createLogger({ level: options.logLevel ?? 'warn' }) });
     const result = await runFileCall(agent, caller, {
