@@ -34,6 +34,23 @@ describe('a reply\'s tool calls in the conversation', () => {
     ]);
   });
 
+  it('gives a tool call that no words came before an assistant message of its own, and skips tool entries without a call', () => {
+    const call = { id: 'call_2', name: 'find_booking', arguments: {}, result: null };
+    expect(
+      toChatMessages([
+        { role: 'user', text: 'am I booked?' },
+        { role: 'tool', text: 'null', tool: call },
+        { role: 'tool', text: 'a note without a call' },
+        { role: 'agent', text: 'You are not.' },
+      ]),
+    ).toEqual([
+      { role: 'user', content: 'am I booked?' },
+      { role: 'assistant', content: null, tool_calls: [{ id: 'call_2', type: 'function', function: { name: 'find_booking', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: 'call_2', content: 'null' },
+      { role: 'assistant', content: 'You are not.' },
+    ]);
+  });
+
   it('holds a speculative reply\'s tool-call events until its fate is known, then says whether it was kept', async () => {
     const events: AgentEvent[] = [];
     const kept = new ReplyTools(3, true, () => 2, (event) => events.push(event));
