@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { VoiceAgent, type AgentEvent } from '../src/agent/index.js';
+import { VoiceAgent, type AgentEvent, type ConversationMessage, type Expectation } from '../src/agent/index.js';
 import { CallListening, countDigits } from '../src/agent/listening.js';
 import { VirtualClock } from '../src/pipeline/index.js';
 import { FileTransport } from '../src/transports/file/file-transport.js';
@@ -7,7 +7,7 @@ import { AmplitudeStt, callerTrack, EnergyVad, ToneTts } from './agent-doubles.j
 import { compileGrammar } from '../src/engines/pocketsphinx/grammar.js';
 import { grammarAccepts } from '../src/engines/pocketsphinx/grammar-match.js';
 import { ScriptedDialogue } from '../plugins/index.js';
-import { loadScript } from '../plugins/scripted/script-loader.js';
+import { loadScript, parseScript } from '../plugins/scripted/script-loader.js';
 import { extractSlot } from '../plugins/scripted/slot-extractors.js';
 import { tokenize } from '../plugins/scripted/text-normalizer.js';
 
@@ -93,6 +93,60 @@ describe('ScriptedDialogue expectations and the digits slot', () => {
     ]);
   });
 
+  it('listens for each kind of slot as the state asks for it, for global intents, and for nothing once the call has ended', () => {
+    const booking = parseScript(
+      `
+name: booking
+start: book
+slots:
+  party: { type: number, min: 1, max: 12 }
+  guests: { type: number }
+  when: { type: time }
+  day: { type: day }
+  who: { type: name }
+  phone: { type: digits }
+  plan: { type: pattern, regex: 'plan ([a-z])' }
+intents:
+  bye: { examples: [goodbye], keywords: [] }
+states:
+  book:
+    collect:
+      - { slot: party, prompt: How many? }
+      - { slot: guests, prompt: Any guests? }
+      - { slot: when, prompt: What time? }
+      - { slot: day, prompt: Which day? }
+      - { slot: who, prompt: Your name? }
+      - { slot: phone, prompt: Your number? }
+      - { slot: plan, prompt: Which plan? }
+    then: { reply: Booked., end: true }
+`,
+      'booking.yaml',
+    );
+    const dialogue = new ScriptedDialogue(booking);
+    const history: ConversationMessage[] = [];
+    const heard: Array<Expectation[] | undefined> = [dialogue.expectations(history)];
+    for (const text of ['four', 'two', 'at seven', 'monday', 'my name is ada', 'four one nine two']) {
+      history.push({ role: 'user', text });
+      heard.push(dialogue.expectations(history));
+    }
+    // Names and patterns are open-ended: nothing to listen for.
+    expect(heard).toEqual([[{ kind: 'number', min: 1, max: 12 }], [{ kind: 'number' }], [{ kind: 'time' }], [{ kind: 'date' }], undefined, [{ kind: 'digits' }], undefined]);
+    const said = (text: string) => [{ role: 'user' as const, text }];
+    const withGlobal = parseScript(`name: g
+start: s
+intents:
+  bye: { examples: [goodbye], keywords: [bye] }
+global:
+  - { intent: bye, reply: Bye., end: true }
+states:
+  s:
+    say: Hello.
+`, 'g.yaml');
+    const global = new ScriptedDialogue(withGlobal);
+    expect(global.expectations([])).toEqual([{ kind: 'phrases', phrases: ['goodbye'], keywords: ['bye'] }]);
+    expect(global.expectations(said('bye'))).toBeUndefined();
+  });
+
   it('reads a digit string said or keyed, within its length', () => {
     const slot = { type: 'digits' as const, min: 4, max: 4 };
     expect(extractSlot(tokenize('it is four one oh two'), slot, true)).toBe('4102');
@@ -100,6 +154,10 @@ describe('ScriptedDialogue expectations and the digits slot', () => {
     expect(extractSlot(tokenize('four one nine'), slot, true)).toBeUndefined();
     expect(extractSlot(tokenize('for one nine two'), slot, true)).toBe('4192');
     expect(extractSlot(tokenize('for one nine two'), slot, false)).toBeUndefined();
+    // Without a length: a lone digit only when asked for (unasked, "four" is more likely a count).
+    expect(extractSlot(tokenize('four'), { type: 'digits' }, true)).toBe('4');
+    expect(extractSlot(tokenize('four'), { type: 'digits' }, false)).toBeUndefined();
+    expect(extractSlot(tokenize('four one'), { type: 'digits' }, false)).toBe('41');
   });
 });
 

@@ -182,7 +182,9 @@ export const extractChoice: SlotExtractor<Extract<SlotSpec, { type: 'choice' }>>
 export const extractDigits: SlotExtractor<Extract<SlotSpec, { type: 'digits' }>> = (tokens, spec, prompted) => {
   const digits = longestDigitRun(tokens, prompted);
   if (digits === undefined) return undefined;
-  const fits = digits.length >= (spec.min ?? 1) && digits.length <= (spec.max ?? Infinity);
+  // Unasked, a lone digit ("four" answering "how many?") is a count or a time far more often than a code.
+  const fewest = Math.max(spec.min ?? 1, prompted ? 1 : 2);
+  const fits = digits.length >= fewest && digits.length <= (spec.max ?? Infinity);
   return fits ? digits : undefined;
 };
 
