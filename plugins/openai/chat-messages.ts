@@ -31,6 +31,8 @@ export function toChatMessages(history: readonly ConversationMessage[]): ChatCom
   return messages;
 }
 
+const outsideExpectationsMark = '[heard outside the expected answers: may be misheard, confirm before acting on it]';
+
 /**
  * A caller turn as the model reads it. A turn recognised with expectations whose words came out outside them
  * (`expected: false`) is marked, so that the model confirms before acting on words more likely misheard.
@@ -38,8 +40,6 @@ export function toChatMessages(history: readonly ConversationMessage[]): ChatCom
 export function userMessage(text: string, expected: boolean | undefined): ChatCompletionMessageParam {
   return { role: 'user', content: expected === false ? `${text} ${outsideExpectationsMark}` : text };
 }
-
-export const outsideExpectationsMark = '[heard outside the expected answers: may be misheard, confirm before acting on it]';
 
 function assistantMessage(message: ConversationMessage): ChatCompletionAssistantMessageParam {
   return { role: 'assistant', content: message.interrupted ? `${message.text} [interrupted by the caller]`.trim() : message.text };
