@@ -132,17 +132,22 @@ states:
     // Names and patterns are open-ended: nothing to listen for.
     expect(heard).toEqual([[{ kind: 'number', min: 1, max: 12 }], [{ kind: 'number' }], [{ kind: 'time' }], [{ kind: 'date' }], undefined, [{ kind: 'digits' }], undefined]);
     const said = (text: string) => [{ role: 'user' as const, text }];
-    const withGlobal = parseScript(`name: g
-start: s
+    const global = new ScriptedDialogue(
+      parseScript(
+        `
+name: greeter
+start: hello
 intents:
   bye: { examples: [goodbye], keywords: [bye] }
 global:
   - { intent: bye, reply: Bye., end: true }
 states:
-  s:
+  hello:
     say: Hello.
-`, 'g.yaml');
-    const global = new ScriptedDialogue(withGlobal);
+`,
+        'greeter.yaml',
+      ),
+    );
     expect(global.expectations([])).toEqual([{ kind: 'phrases', phrases: ['goodbye'], keywords: ['bye'] }]);
     expect(global.expectations(said('bye'))).toBeUndefined();
   });
