@@ -17,6 +17,8 @@
  *   and streaming recognizer (what `shoal agent` callers get; 8 kHz through the telephone channel), over four
  *   lines (the clips as recorded, and under -85, -70 and -60 dBFS line noise): `over_lines` sums them and is
  *   the figure to quote, `per_line` gives each;
+ * - digits_with_the_prompts_length_16k / _8k: the digits answers heard so, with and without the length a real
+ *   prompt for a code gives;
  * - task success of the IVR calls in test/fixtures/human-calls (examples/scripts/parcel-line.yaml).
  * WER and false accepts are given per fold of test/fixtures/human/folds.json: constants are fitted on
  * `tuning` (speaker-disjoint from `held_out`), so the `held_out` figures are the ones to quote, with
@@ -27,6 +29,7 @@
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { createEmbeddedAgentStack, percentile, type AgentEvent, type Expectation } from '../src/agent/index.js';
+import { countDigits } from '../src/agent/listening.js';
 import { decodeMuLaw, encodeMuLaw } from '../src/audio/index.js';
 import { resample } from '../src/audio/resampler.js';
 import { PocketSphinxEngine } from '../src/engines/pocketsphinx/index.js';
@@ -207,6 +210,8 @@ async function finalLatency() {
  * exact zeros, which no line gives, and a bit of noise moved answers across the grammar-or-open decision
  * before the grammar passes gated the quiet), and Gaussian line noise at these levels (-70 dBFS: the IVR calls' noise). The headline sums them.
  */
+/** Quiet after each clip: the line's noise runs on for this long (as recorded: this much silence follows). */
+const lineTailMs = 2000;
 const lines: Array<{ name: string; dbfs?: number }> = [{ name: 'as_recorded' }, { name: '-85_dbfs', dbfs: -85 }, { name: '-70_dbfs', dbfs: -70 }, { name: '-60_dbfs', dbfs: -60 }];
 
 /** Word errors per `short_answers|sentence/<fold>`, and false accepts, of one or more lines. */
@@ -248,11 +253,10 @@ async function asACallHearsThem(band: 'wide' | 'telephone') {
 }
 
 async function hearOverLine(band: 'wide' | 'telephone', dbfs: number | undefined, into: CallFigures[], lineName: string) {
-  const tailMs = 2000;
   const trials: Array<{ clip: (typeof clips)[number]; kind: Kind; pcm: Int16Array }> = [];
   for (const clip of clips) {
     // The noise is on the line: through the telephone channel with the caller's voice.
-    const line = dbfs === undefined ? clip.pcm : withLineNoise(clip.pcm, dbfs, tailMs);
+    const line = dbfs === undefined ? clip.pcm : withLineNoise(clip.pcm, dbfs, lineTailMs);
     const pcm = band === 'wide' ? line : await telephone(line);
     for (const kind of [clip.kind, ...falseAcceptKinds(clip)]) trials.push({ clip, kind, pcm });
   }
@@ -260,7 +264,7 @@ async function hearOverLine(band: 'wide' | 'telephone', dbfs: number | undefined
     agentEngine,
     trials.map((t) => ({ pcm: t.pcm, expectations: expectationsOf[t.kind] })),
     {},
-    { realTime: false, callerSampleRate: band === 'wide' ? 16000 : 8000, trailingSilenceMs: dbfs === undefined ? tailMs : 0 },
+    { realTime: false, callerSampleRate: band === 'wide' ? 16000 : 8000, trailingSilenceMs: dbfs === undefined ? lineTailMs : 0 },
   );
   trials.forEach(({ clip, kind }, i) => {
     const text = texts[i]!;
@@ -269,6 +273,32 @@ async function hearOverLine(band: 'wide' | 'telephone', dbfs: number | undefined
       else figures.addWords(`${clip.kind === 'sentence' ? 'sentence' : 'short_answers'}/${clip.fold}`, wordErrors(clip.text, text));
     }
   });
+}
+
+/**
+ * The digits answers as a call hears them (as `as_a_call_hears_them_*`, over the same lines) when the prompt
+ * says how many digits it wants, as a real prompt for a code does ("your four-digit code"): the grammar then
+ * takes only answers of that length and the endpoint waits for it. Against the bench's digits expectation,
+ * which has no length. Word errors per fold, summed over the lines.
+ */
+async function digitsWithThePromptsLength(band: 'wide' | 'telephone') {
+  const digitClips = clips.filter((c) => c.kind === 'digits');
+  const lengthOf = (clip: (typeof clips)[number]): Expectation[] => [{ kind: 'digits', minLength: countDigits(clip.text), maxLength: countDigits(clip.text) }];
+  const figures = { without_length: new CallFigures(), with_length: new CallFigures() };
+  for (const line of lines) {
+    const heard = digitClips.map((clip) => (line.dbfs === undefined ? clip.pcm : withLineNoise(clip.pcm, line.dbfs, lineTailMs)));
+    const pcm = band === 'wide' ? heard : await Promise.all(heard.map(telephone));
+    for (const [name, expectations] of [['without_length', () => expectationsOf.digits], ['with_length', lengthOf]] as const) {
+      const { texts } = await streamAnswers(
+        agentEngine,
+        digitClips.map((clip, i) => ({ pcm: pcm[i]!, expectations: expectations(clip) })),
+        {},
+        { realTime: false, callerSampleRate: band === 'wide' ? 16000 : 8000, trailingSilenceMs: line.dbfs === undefined ? lineTailMs : 0 },
+      );
+      digitClips.forEach((clip, i) => figures[name].addWords(clip.fold, wordErrors(clip.text, texts[i]!)));
+    }
+  }
+  return { without_length: figures.without_length.report().word_errors, with_length: figures.with_length.report().word_errors };
 }
 
 const calls = [
@@ -314,6 +344,8 @@ const sections: Array<[string, () => Promise<unknown>, boolean]> = [
   ['as_a_call_hears_them_16k', () => asACallHearsThem('wide'), true],
   ['ivr_calls', () => ivrCalls(), false],
   ['as_a_call_hears_them_8k', () => asACallHearsThem('telephone'), false],
+  ['digits_with_the_prompts_length_16k', () => digitsWithThePromptsLength('wide'), true],
+  ['digits_with_the_prompts_length_8k', () => digitsWithThePromptsLength('telephone'), false],
   ['wer_8k', () => werByKind(engine, 'telephone'), false],
   ['false_accepts_8k', () => falseAccepts(wholeFile, 'telephone'), false],
   ['wer_8k_streaming', () => streamingWer(agentEngine, 'telephone'), false],
