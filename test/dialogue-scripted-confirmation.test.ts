@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { lastValueFrom, toArray } from 'rxjs';
 import { loadScript, parseScript, ScriptedDialogue } from '../plugins/index.js';
-import type { ConversationMessage, DialogueOutput } from '../src/agent/index.js';
+import { noAnswers, yesAnswers, type ConversationMessage, type DialogueOutput } from '../src/agent/index.js';
 
 // Slot values from a turn recognised with expectations that came out as open vocabulary ("it go and" where go,
 // stop or up was expected) are more likely misheard: before acting on them, the script asks.
@@ -110,6 +110,17 @@ states:
       // The state asks for no slot: its fallback is the question again.
       expect(replies[1]!.text, no).toBe('Order or cancel?');
       expect(actions(replies[1]!.outputs), no).toEqual([]);
+    }
+  });
+
+  it('understands every answer the recognizer listens for to a yes-no question ("okay", "no thanks")', async () => {
+    for (const yes of yesAnswers) {
+      const { replies } = await converse(new ScriptedDialogue(shop), [['order two big pizzas', false], [yes, true]]);
+      expect(replies[1]!.text, yes).toBe('Ordered.');
+    }
+    for (const no of noAnswers) {
+      const { replies } = await converse(new ScriptedDialogue(shop), [['order two big pizzas', false], [no, true]]);
+      expect(replies[1]!.text, no).toBe('Order or cancel?');
     }
   });
 

@@ -5,7 +5,8 @@ import type { DialogueScript, SlotSpec } from './script-schema.js';
 /**
  * What the caller may say next in `state`, read from the script: the slot the agent asked for (or the
  * state's missing ones), and the examples and keywords of the intents the state and the script's global
- * transitions listen for, and a yes/no while a turn awaits confirmation. Undefined when the call has ended or the script expects nothing in particular.
+ * transitions listen for, and a yes/no while a turn awaits confirmation. Undefined when the call has ended or
+ * the script expects nothing in particular.
  */
 export function scriptExpectations(script: DialogueScript, state: ConversationState): Expectation[] | undefined {
   if (state.ended) return undefined;

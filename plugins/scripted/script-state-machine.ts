@@ -1,3 +1,4 @@
+import { noAnswers, yesAnswers } from '../../src/agent/index.js';
 import type { DialogueScript, Lines, Outcome, ScriptState } from './script-schema.js';
 import { IntentMatcher, type IntentMatcherOptions } from './intent-matcher.js';
 import { extractSlot } from './slot-extractors.js';
@@ -63,10 +64,11 @@ export const defaults = {
   confirm: 'Did you say {heard}?',
 };
 
-/** The caller's answer to a confirmation. */
+/** The caller's answer to a confirmation: the answers a `yes-no` expectation listens for. */
+const oneWord = (answers: readonly string[]) => answers.filter((answer) => !answer.includes(' '));
 const confirmationMatcher = new IntentMatcher({
-  yes: { examples: ['yes', 'yes please', 'that is right', 'correct'], keywords: ['yes', 'yeah', 'yep', 'correct', 'sure'] },
-  no: { examples: ['no', 'no it is not', 'that is wrong'], keywords: ['no', 'nope', 'wrong'] },
+  yes: { examples: [...yesAnswers], keywords: oneWord(yesAnswers) },
+  no: { examples: [...noAnswers, 'no it is not'], keywords: oneWord(noAnswers) },
 });
 
 interface TurnDraft {

@@ -24,6 +24,10 @@ export type Expectation =
 
 export type ExpectationKind = Expectation['kind'];
 
+/** What callers say for yes and no, beyond the bare words: what a `yes-no` expectation listens for. */
+export const yesAnswers: readonly string[] = ['yes', 'yeah', 'yep', 'yes please', 'sure', 'correct', 'that is right', 'right', 'okay'];
+export const noAnswers: readonly string[] = ['no', 'nope', 'no thanks', 'no thank you', 'not really', 'wrong', 'that is wrong'];
+
 /** True when `expectations` constrain nothing (absent, empty, or only `free`). */
 export function isOpenVocabulary(expectations: readonly Expectation[] | undefined): boolean {
   return !expectations || expectations.every((expectation) => expectation.kind === 'free');

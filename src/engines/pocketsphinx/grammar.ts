@@ -1,4 +1,4 @@
-import type { Expectation } from '../../agent/expectations.js';
+import { noAnswers, yesAnswers, type Expectation } from '../../agent/expectations.js';
 
 /**
  * Expectations compiled to one JSGF grammar for pocketsphinx: each expectation becomes a rule, the public
@@ -38,16 +38,13 @@ const shared = [
   `<minute> = oh <unit> | ${teens} | (${tens}) [<unit>];`,
 ];
 
-/** What callers say for yes and no, beyond the bare words. */
-export const yesWords = ['yes', 'yeah', 'yep', 'yes please', 'sure', 'correct', 'that is right', 'right', 'okay'];
-export const noWords = ['no', 'nope', 'no thanks', 'no thank you', 'not really', 'wrong', 'that is wrong'];
 
 function ruleBody(expectation: Expectation, knows: (word: string) => boolean): string | undefined {
   switch (expectation.kind) {
     case 'free':
       return undefined;
     case 'yes-no':
-      return alternatives([...yesWords, ...noWords], knows);
+      return alternatives([...yesAnswers, ...noAnswers], knows);
     case 'digits':
       return repeat('<digit>', expectation.minLength ?? 1, expectation.maxLength);
     case 'number':
