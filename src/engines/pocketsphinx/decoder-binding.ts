@@ -36,6 +36,10 @@ export interface PocketSphinxLibrary {
   featureComputation(decoder: unknown): unknown;
   /** Gives freed heap memory back to the system (glibc's malloc_trim; a no-op where there is none). */
   trimHeap(): void;
+  /** Reads an MLLR transform file (`ps_mllr_t *`); null when it cannot. */
+  readTransform(path: string): unknown;
+  /** Transforms the decoder's model means from the model's files by `transform`; false when it fails. */
+  applyTransform(decoder: unknown, transform: unknown): boolean;
 }
 
 /** Loads the libraries; throws the loader's error when they are missing. */
@@ -63,6 +67,9 @@ export function loadPocketSphinx(libraryPath: string, sphinxbaseLibraryPath: str
   const psSegProb = ps.func('int32_t ps_seg_prob(void *seg, _Out_ int32_t *ascr, _Out_ int32_t *lscr, _Out_ int32_t *lback)');
   const psSetJsgfString = ps.func('int ps_set_jsgf_string(void *ps, const char *name, const char *jsgf)');
   const psLookupWord = ps.func('void *ps_lookup_word(void *ps, const char *word)');
+  const psMllrRead = ps.func('void *ps_mllr_read(const char *file)');
+  const psUpdateMllr = ps.func('void *ps_update_mllr(void *ps, void *mllr)');
+  const psMllrRetain = ps.func('void *ps_mllr_retain(void *mllr)');
   const ckdFree = sphinxbase.func('void ckd_free(void *ptr)');
   const ngramModelRead = sphinxbase.func('void *ngram_model_read(void *config, const char *path, int type, void *lmath)');
   const ngramModelFree = sphinxbase.func('int ngram_model_free(void *lm)');
@@ -105,6 +112,10 @@ export function loadPocketSphinx(libraryPath: string, sphinxbaseLibraryPath: str
     freeLanguageModel: (lm) => ngramModelFree(lm),
     featureComputation: (decoder) => psGetFeat(decoder),
     trimHeap: () => mallocTrim?.(0),
+    readTransform: (path) => psMllrRead(path),
+    // The decoder takes a reference and frees the transform it held before: one each, or a transform used
+    // again after a switch would have been freed.
+    applyTransform: (decoder, transform) => psUpdateMllr(decoder, psMllrRetain(transform)) !== null,
   };
 }
 
@@ -131,6 +142,15 @@ export interface SharedLanguageModel {
   handle?: unknown;
 }
 
+/**
+ * How a decoder hears one band of line: the model's means transformed (a `ps_mllr_t`, see
+ * telephone-transform.ts) and where the cepstral mean starts (the model's `-cmninit` when none is given).
+ */
+export interface Band {
+  transform: unknown;
+  initialMean?: readonly number[];
+}
+
 /** One decoder: not thread-safe, used from one thread only. */
 export class SphinxDecoder {
   private inUtterance = false;
@@ -148,6 +168,8 @@ export class SphinxDecoder {
     private readonly lib: PocketSphinxLibrary,
     private readonly handle: unknown,
     private readonly cepstralMean: CepstralMeanState | undefined | null,
+    /** The band its model's means are transformed for now: at first the one it was trained for. */
+    private band: Band,
   ) {
     this.reusable = cepstralMean !== null;
     this.expected = new ExpectedSearch(lib, handle, cepstralMean ?? undefined);
@@ -156,9 +178,9 @@ export class SphinxDecoder {
   /**
    * A decoder over the acoustic model and dictionary in `argv`, searching with `languageModel`, which is
    * read on first use and then shared: decoders of one thread use it one at a time, and sharing it saves
-   * about a third of each decoder's memory and load time.
+   * about a third of each decoder's memory and load time. `trainedBand`: the band the model hears untransformed.
    */
-  static create(lib: PocketSphinxLibrary, argv: string[], languageModel: SharedLanguageModel): SphinxDecoder {
+  static create(lib: PocketSphinxLibrary, argv: string[], languageModel: SharedLanguageModel, trainedBand: Band): SphinxDecoder {
     const config = lib.parseArguments(argv);
     if (!config) throw new Error(`pocketsphinx rejected its arguments: ${argv.join(' ')}`);
     const handle = lib.init(config);
@@ -172,17 +194,22 @@ export class SphinxDecoder {
       lib.free(handle);
       throw new Error('pocketsphinx could not activate the language model');
     }
-    return new SphinxDecoder(lib, handle, CepstralMeanState.capture(lib.featureComputation(handle)));
+    return new SphinxDecoder(lib, handle, CepstralMeanState.capture(lib.featureComputation(handle)), trainedBand);
   }
 
   /**
-   * Ends any open utterance and forgets all audio heard so far, as a newly made decoder would; with
-   * `initialMean`, the cepstral mean starts from it instead of the model's `-cmninit`.
+   * Ends any open utterance and forgets all audio heard so far, as a newly made decoder would, and hears
+   * `band` from now on: its transform of the model (reloaded from the model's files when the band changes,
+   * 8-16 ms here) and its starting cepstral mean.
    */
-  startAfresh(initialMean?: readonly number[]): void {
+  startAfresh(band: Band): void {
     this.reset();
     this.expected.set(undefined);
-    this.cepstralMean?.restore(initialMean);
+    if (band !== this.band) {
+      if (!this.lib.applyTransform(this.handle, band.transform)) throw new Error('pocketsphinx could not transform its model for the band (ps_update_mllr failed)');
+      this.band = band;
+    }
+    this.cepstralMean?.restore(band.initialMean);
   }
 
   /** Ends any open utterance and continues the normalisation of `snapshot` (another decoder's, same call). */

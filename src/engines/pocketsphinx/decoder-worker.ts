@@ -3,11 +3,11 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { Expectation } from '../../agent/expectations.js';
 import type { Hypothesis } from '../types.js';
 import type { CepstralSnapshot } from './cepstral-mean.js';
+import { loadBands } from './band.js';
 import { loadPocketSphinx, SphinxDecoder, type PocketSphinxLibrary, type SharedLanguageModel } from './decoder-binding.js';
 import { DecoderSupply } from './decoder-supply.js';
 import { decoderArguments } from './options.js';
 import type { DecoderReply, DecoderRequest, DecoderWorkerData } from './protocol.js';
-import { telephoneCepstralMean } from './telephone-cepstral-mean.js';
 
 const { options } = workerData as DecoderWorkerData;
 const empty: Hypothesis = { text: '', words: [] };
@@ -38,6 +38,7 @@ interface Lease {
 }
 const leases = new Map<number, Lease>();
 let library: PocketSphinxLibrary | undefined;
+let bands: ReturnType<typeof loadBands> | undefined;
 const languageModel: SharedLanguageModel = { path: options.languageModelPath };
 
 class UnavailableError extends Error {}
@@ -46,7 +47,8 @@ const supply = new DecoderSupply(
   () => {
     try {
       library ??= loadPocketSphinx(options.libraryPath, options.sphinxbaseLibraryPath);
-      return SphinxDecoder.create(library, decoderArguments(options), languageModel);
+      bands ??= loadBands(library);
+      return SphinxDecoder.create(library, decoderArguments(options), languageModel, bands.wide);
     } catch (error) {
       throw new UnavailableError((error as Error).message);
     }
@@ -54,9 +56,9 @@ const supply = new DecoderSupply(
   { loaded: options.decodersPerWorker, idle: options.idleDecoders },
 );
 
-/** A decoder taken from the supply starts afresh: nothing heard, the band's initial mean. */
+/** A decoder taken from the supply starts afresh: nothing heard, the model and initial mean of the band. */
 function startAfresh(decoder: SphinxDecoder, telephoneBand: boolean): SphinxDecoder {
-  decoder.startAfresh(telephoneBand ? telephoneCepstralMean : undefined);
+  decoder.startAfresh(telephoneBand ? bands!.telephone : bands!.wide);
   return decoder;
 }
 
