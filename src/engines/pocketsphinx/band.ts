@@ -7,8 +7,7 @@ import { identityTransform, telephoneTransform, transformFileText, type StreamTr
 
 /** The bands a decoder hears: wide (the model as trained) and telephone (8 kHz resampled to 16 kHz). */
 export function loadBands(lib: PocketSphinxLibrary): { wide: Band; telephone: Band } {
-  // ps_mllr_read reads only files; what it read stays in memory.
-  const dir = mkdtempSync(join(tmpdir(), 'shoal-bands-'));
+  const dir = transformDirectory();
   try {
     const read = (name: string, streams: readonly StreamTransform[]) => {
       const path = join(dir, name);
@@ -23,5 +22,14 @@ export function loadBands(lib: PocketSphinxLibrary): { wide: Band; telephone: Ba
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** ps_mllr_read reads only files (what it read stays in memory): a directory of our own for them, removed after. */
+function transformDirectory(): string {
+  try {
+    return mkdtempSync(join(tmpdir(), 'shoal-bands-'));
+  } catch (error) {
+    throw new Error(`pocketsphinx reads the telephone band's transform from a file, and ${tmpdir()} is not writable (${(error as Error).message}): set TMPDIR to a writable directory`);
   }
 }
