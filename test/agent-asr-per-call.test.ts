@@ -76,6 +76,20 @@ describe('one speech recognizer per call', () => {
     expect(engine.closed).toBe(1);
   });
 
+  it('a 16 kHz call whose transport says it came through a telephone network leases a telephone-band recognizer', async () => {
+    const engine = new RecordingEngine();
+    const agent = new VoiceAgent({
+      dialogue: new FixedDialogue('fine.'),
+      stt: new StreamingEngineSpeechToText(engine, { interimEveryMs: 0 }),
+      tts: new ToneTts(),
+      vad: () => new EnergyVad(),
+      mode: 'balanced',
+    });
+    await runFileCall(agent, caller(16000, 5000, [500]), { fast: true, transport: { telephoneBand: true } });
+    await flush();
+    expect(engine.created).toEqual([{ language: undefined, telephoneBand: true }]);
+  });
+
   it('two calls at once each get their own recognizer', async () => {
     const engine = new RecordingEngine();
     const agent = new VoiceAgent({

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { Job, Room } from '@livekit/protocol';
 import { from } from 'rxjs';
-import { VoiceAgent, type AgentEvent, type CallSession, type Dialogue, type DialogueOutput } from '../src/agent/index.js';
+import { VoiceAgent, type AgentEvent, type CallSession, type Dialogue, type DialogueOutput, type SpeechToText } from '../src/agent/index.js';
 import { createFrame } from '../src/audio/frame.js';
 import { CallControl, CallJob, liveKitNames, type AssignedJob, type CallJobOptions } from '../src/transports/livekit/index.js';
 import { AmplitudeStt, callerTrack, EnergyVad, FixedDialogue, LONG_REPLY, ToneTts } from './agent-doubles.js';
@@ -60,6 +60,30 @@ describe('a LiveKit job: one call in one room', () => {
     room.leave();
     expect(await job.ended).toEqual({});
     expect(room.disconnected).toBe(true);
+  });
+
+  it.each([
+    ['sip', true],
+    ['standard', false],
+  ] as const)('tells the call recognizer whether a %s caller is telephone audio', async (kind, telephoneBand) => {
+    const room = new RoomDouble();
+    const told: boolean[] = [];
+    const amplitude = new AmplitudeStt();
+    const stt: SpeechToText = {
+      transcribe: (utterance$, work) => amplitude.transcribe(utterance$, work),
+      forCall: (call) => {
+        told.push(call!.telephoneBand!());
+        return { transcribe: (utterance$, work) => amplitude.transcribe(utterance$, work), release: () => undefined };
+      },
+    };
+    const agent = new VoiceAgent({ dialogue: new FixedDialogue('fine'), stt, tts: new ToneTts(), vad: () => new EnergyVad(), mode: 'low-latency', userSilenceTimeoutMs: 60_000 });
+    const { job, sessions } = startJob(room, { agent });
+    await job.joined;
+    room.join({ identity: 'caller', kind });
+    await vi.waitFor(() => expect(sessions).toHaveLength(1));
+    expect(told).toEqual([telephoneBand]);
+    room.leave();
+    await job.ended;
   });
 
   it("takes the call's trace from a traceparent attribute the caller sets after joining", async () => {

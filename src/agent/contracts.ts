@@ -32,6 +32,11 @@ export interface Transport {
   playedMs?(): number;
   /** Milliseconds of agent audio handed over but not yet played out, when the transport knows. */
   pendingMs?(): number;
+  /**
+   * True when the caller's audio came through a telephone network, whatever rate it arrives at (a LiveKit SIP
+   * participant's audio is 8 kHz telephone audio in a 48 kHz track). An 8 kHz line needs no flag.
+   */
+  readonly telephoneBand?: boolean;
   /** Sends an application message to the peer (captions, metrics) when the transport has a side channel. */
   send?(message: unknown): void;
   hangup(reason?: string): void;
@@ -70,6 +75,8 @@ export interface SpeechToText {
 export interface CallAudio {
   /** The caller's sample rate before resampling to 16 kHz; known once audio has arrived (before any utterance). */
   callerSampleRate(): number | undefined;
+  /** Optional: the transport says the audio came through a telephone network (`Transport.telephoneBand`). */
+  telephoneBand?(): boolean;
 }
 
 /** A `SpeechToText` for one call's utterances; `release()` at hangup frees what it holds. */

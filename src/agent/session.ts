@@ -92,7 +92,7 @@ export class CallSession {
   start(): void {
     const o = this.options;
     try {
-      this.callStt = o.stt.forCall?.({ callerSampleRate: () => this.callerSampleRate });
+      this.callStt = o.stt.forCall?.({ callerSampleRate: () => this.callerSampleRate, telephoneBand: () => this.transport.telephoneBand === true });
     } catch (error) {
       this.fail('asr', error);
       this.end('speech recognition unavailable');

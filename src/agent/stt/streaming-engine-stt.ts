@@ -51,7 +51,7 @@ export class StreamingEngineSpeechToText implements SpeechToText {
 
   /** One recognizer for the whole call, so the decoder's cepstral mean adapts to the caller's line. */
   forCall(call?: CallAudio): CallSpeechToText {
-    const recognizer = new CallRecognizer(() => this.createRecognizer(call?.callerSampleRate()));
+    const recognizer = new CallRecognizer(() => this.createRecognizer(call));
     return {
       transcribe: (utterance$, work) => this.recognize(recognizer, utterance$, work),
       release: () => recognizer.release(),
@@ -69,8 +69,10 @@ export class StreamingEngineSpeechToText implements SpeechToText {
     });
   }
 
-  private createRecognizer(callerSampleRate?: number): StreamingRecognizer {
-    const telephoneBand = callerSampleRate !== undefined && callerSampleRate <= telephoneSampleRate;
+  /** Told the telephone band by an 8 kHz caller, or by a transport that knows the audio came through a phone network. */
+  private createRecognizer(call?: CallAudio): StreamingRecognizer {
+    const callerSampleRate = call?.callerSampleRate();
+    const telephoneBand = call?.telephoneBand?.() === true || (callerSampleRate !== undefined && callerSampleRate <= telephoneSampleRate);
     return this.engine.createRecognizer({ language: this.options.language, telephoneBand });
   }
 

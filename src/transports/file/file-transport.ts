@@ -14,6 +14,8 @@ export interface FileTransportOptions {
   /** ...but never longer than this. */
   maxTailMs: number;
   traceContext: CallTraceContext;
+  /** The recording came through a telephone network at a wider rate (`Transport.telephoneBand`). */
+  telephoneBand: boolean;
 }
 
 export const defaults: FileTransportOptions = {
@@ -22,6 +24,7 @@ export const defaults: FileTransportOptions = {
   quietAfterAgentMs: 1000,
   maxTailMs: 20_000,
   traceContext: {},
+  telephoneBand: false,
 };
 
 interface PlacedAudio {
@@ -38,6 +41,7 @@ export class FileTransport implements Transport {
   readonly audio$: Observable<AudioFrame>;
   readonly events$ = new Subject<TransportEvent>();
   readonly traceContext: CallTraceContext;
+  readonly telephoneBand: boolean;
   /** Set by the driver: resolves when the agent has finished reacting to the audio fed so far. */
   settle: () => Promise<void> = () => Promise.resolve();
   private readonly options: FileTransportOptions;
@@ -54,6 +58,7 @@ export class FileTransport implements Transport {
   ) {
     this.options = { ...defaults, ...options };
     this.traceContext = this.options.traceContext;
+    this.telephoneBand = this.options.telephoneBand;
     this.audio$ = new Observable<AudioFrame>((subscriber) => {
       let stopped = false;
       this.stopFeeding = () => {

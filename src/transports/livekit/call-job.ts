@@ -95,7 +95,7 @@ export class CallJob implements RunningJob {
       conventions.setState('initializing');
       const caller = await this.awaitCaller(link);
       if (!caller) return {};
-      const transport = new LiveKitTransport(link);
+      const transport = new LiveKitTransport(link, caller);
       const agent = typeof this.options.agent === 'function' ? this.options.agent(this.job) : this.options.agent;
       const session = agent.handle(transport);
       this.session = session;

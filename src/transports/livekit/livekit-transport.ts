@@ -2,19 +2,25 @@ import { concatMap, map, merge, Observable, of, Subject, type Subscription } fro
 import { frameDurationMs, type AudioFrame } from '../../audio/frame.js';
 import { Resampler } from '../../audio/index.js';
 import type { CallTraceContext, Transport, TransportEvent } from '../../agent/contracts.js';
-import type { RoomLink } from './room-link.js';
+import type { RoomLink, RoomParticipant } from './room-link.js';
 
 /** A call in a LiveKit room: the caller's microphone in, the agent's voice track out. */
 export class LiveKitTransport implements Transport {
   readonly audio$: Observable<AudioFrame>;
   readonly events$: Observable<TransportEvent>;
+  /** A SIP participant is a phone caller: 8 kHz telephone audio in the room's track. */
+  readonly telephoneBand: boolean;
   private readonly playout$ = new Subject<AudioFrame>();
   private playoutSubscription: Subscription;
   private resampler: Promise<Resampler> | undefined;
   private handedMs = 0;
   private agentHangupReason: string | undefined;
 
-  constructor(private readonly link: RoomLink) {
+  constructor(
+    private readonly link: RoomLink,
+    caller?: Pick<RoomParticipant, 'kind'>,
+  ) {
+    this.telephoneBand = caller?.kind === 'sip';
     this.audio$ = link.callerAudio$;
     this.events$ = merge(
       of<TransportEvent>({ type: 'connected' }),
