@@ -47,6 +47,22 @@ describe('recognition on a whole-utterance service', () => {
     call.release();
   });
 
+  it("sends a telephone caller's utterances as 8 kHz audio, which the service hears as telephone audio", async () => {
+    const sent: Array<{ rate: number; seconds: number }> = [];
+    const stt = new SegmentServiceSpeechToText(async (wav) => {
+      const { sampleRate, samples } = parseWav(wav);
+      sent.push({ rate: sampleRate, seconds: samples.length / sampleRate });
+      return { text: 'yes', words: [] };
+    }, { minAudioMs: 1000 });
+    const calls = [{ callerSampleRate: () => 8000 }, { callerSampleRate: () => 16000, telephoneBand: () => true }, { callerSampleRate: () => 16000 }];
+    for (const call of calls) await lastValueFrom(stt.forCall(call).transcribe(new Observable<AudioFrame>((s) => (s.next(frame(1500)), s.complete()))));
+    expect(sent).toEqual([
+      { rate: 8000, seconds: 1.5 },
+      { rate: 8000, seconds: 1.5 },
+      { rate: 16000, seconds: 1.5 },
+    ]);
+  });
+
   it('sends the utterance at its end, padded to the service minimum with faint noise after the speech', async () => {
     const svc = service();
     const stt = new SegmentServiceSpeechToText(svc.transcribe, { minAudioMs: 1000 });

@@ -1,10 +1,11 @@
 import { Observable } from 'rxjs';
 import type { AudioFrame } from '../../audio/index.js';
-import { encodeWav } from '../../audio/index.js';
+import { encodeWav, resample } from '../../audio/index.js';
 import type { WordTiming } from '../../engines/index.js';
-import type { CallSpeechToText, SpeechToText, TranscriptEvent, WorkOptions } from '../contracts.js';
+import type { CallAudio, CallSpeechToText, SpeechToText, TranscriptEvent, WorkOptions } from '../contracts.js';
 import type { Expectation } from '../expectations.js';
 import { traceparentOf } from '../tracing.js';
+import { isTelephoneBand } from './call-band.js';
 
 /**
  * Sends one WAV to a recognition service (e.g. the client's `/v1/asr` call) and returns its text; `hints` are
@@ -41,17 +42,22 @@ export class SegmentServiceSpeechToText implements SpeechToText {
     this.options = { ...defaults, ...options };
   }
 
-  /** A call's recognizer: the session's expectations go to the service as `hints` with each request. */
-  forCall(): CallSpeechToText {
+  /**
+   * A call's recognizer: the session's expectations go to the service as `hints` with each request, and a
+   * telephone caller's audio goes as 8 kHz, which the service hears as telephone audio (Shoal's `/v1/asr`
+   * does for uploads of 8 kHz or less).
+   */
+  forCall(call?: CallAudio): CallSpeechToText {
     let hints: readonly Expectation[] | undefined;
     return {
-      transcribe: (utterance$, work) => this.transcribe(utterance$, work, hints),
+      transcribe: (utterance$, work) => this.transcribe(utterance$, work, hints, isTelephoneBand(call) ? 8000 : 16000),
       expect: (expectations) => (hints = expectations),
       release: () => undefined,
     };
   }
 
-  transcribe(utterance$: Observable<AudioFrame>, work: WorkOptions = {}, hints?: readonly Expectation[]): Observable<TranscriptEvent> {
+  /** `uploadRate`: the rate the WAV is sent at (the utterance arrives at 16 kHz). */
+  transcribe(utterance$: Observable<AudioFrame>, work: WorkOptions = {}, hints?: readonly Expectation[], uploadRate = 16000): Observable<TranscriptEvent> {
     const track = <T>(promise: Promise<T>) => (work.track ? work.track(promise) : promise);
     return new Observable<TranscriptEvent>((subscriber) => {
       // Requests are made later (at the endpoint) outside this context, so the trace is captured now.
@@ -62,7 +68,7 @@ export class SegmentServiceSpeechToText implements SpeechToText {
       let sinceInterimMs = 0;
       let interimInFlight = false;
       let finalSent = false;
-      const wav = () => {
+      const audioSoFar = () => {
         const minSamples = Math.ceil((this.options.minAudioMs * 16000) / 1000);
         const joined = new Int16Array(Math.max(samples, minSamples));
         let offset = 0;
@@ -77,7 +83,12 @@ export class SegmentServiceSpeechToText implements SpeechToText {
           seed = (seed * 1103515245 + 12345) & 0x7fffffff;
           joined[i] = (seed % 17) - 8;
         }
-        return encodeWav(joined, 16000);
+        return joined;
+      };
+      const send = () => {
+        const request = (pcm: Int16Array, rate: number) => this.transcribeWav(encodeWav(pcm, rate), abort.signal, traceparent, hints);
+        const audio = audioSoFar();
+        return track(uploadRate === 16000 ? request(audio, 16000) : resample(audio, 16000, uploadRate).then((pcm) => request(pcm, uploadRate)));
       };
       const subscription = utterance$.subscribe({
         next: (frame) => {
@@ -91,7 +102,7 @@ export class SegmentServiceSpeechToText implements SpeechToText {
           if (this.options.interimEveryMs <= 0 || sinceInterimMs < this.options.interimEveryMs || interimInFlight) return;
           sinceInterimMs = 0;
           interimInFlight = true;
-          track(this.transcribeWav(wav(), abort.signal, traceparent, hints))
+          send()
             .then((result) => {
               if (!finalSent && result.text) subscriber.next({ text: result.text, words: result.words, final: false });
             })
@@ -102,7 +113,7 @@ export class SegmentServiceSpeechToText implements SpeechToText {
         error: (error: unknown) => subscriber.error(error),
         complete: () => {
           finalSent = true;
-          track(this.transcribeWav(wav(), abort.signal, traceparent, hints)).then(
+          send().then(
             (result) => {
               subscriber.next({ text: result.text, words: result.words, final: true, ...(result.expected !== undefined ? { expected: result.expected } : {}) });
               subscriber.complete();

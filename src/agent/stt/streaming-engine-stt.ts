@@ -2,6 +2,7 @@ import { defer, finalize, Observable } from 'rxjs';
 import { frameDurationMs, type AudioFrame } from '../../audio/index.js';
 import type { Hypothesis, SpeechRecognitionEngine, StreamingRecognizer } from '../../engines/index.js';
 import type { CallAudio, CallSpeechToText, SpeechToText, TranscriptEvent, UtteranceFrame, WorkOptions } from '../contracts.js';
+import { isTelephoneBand } from './call-band.js';
 import { CallRecognizer } from './call-recognizer.js';
 import { SpeechPauses } from './speech-pauses.js';
 
@@ -30,8 +31,6 @@ export interface StreamingEngineSttOptions {
 /** The pause options, also settable on the agent stacks (`createEmbeddedAgentStack({ pauses })`). */
 export type PauseOptions = Pick<StreamingEngineSttOptions, 'trailingQuietMs' | 'speechPausedLeadMs' | 'decodeAtPause'>;
 
-/** Callers at this rate or below are heard through a telephone band (nothing above 4 kHz). */
-const telephoneSampleRate = 8000;
 
 export const defaults: StreamingEngineSttOptions = { interimEveryMs: 160, trailingQuietMs: 160, speechPausedLeadMs: 100, decodeAtPause: true };
 
@@ -69,11 +68,8 @@ export class StreamingEngineSpeechToText implements SpeechToText {
     });
   }
 
-  /** Told the telephone band by an 8 kHz caller, or by a transport that knows the audio came through a phone network. */
   private createRecognizer(call?: CallAudio): StreamingRecognizer {
-    const callerSampleRate = call?.callerSampleRate();
-    const telephoneBand = call?.telephoneBand?.() === true || (callerSampleRate !== undefined && callerSampleRate <= telephoneSampleRate);
-    return this.engine.createRecognizer({ language: this.options.language, telephoneBand });
+    return this.engine.createRecognizer({ language: this.options.language, telephoneBand: isTelephoneBand(call) });
   }
 
   private recognize(recognizer: CallRecognizer, utterance$: Observable<UtteranceFrame>, work: WorkOptions = {}): Observable<TranscriptEvent> {
