@@ -55,6 +55,16 @@ function caller(sampleRate: number, totalMs: number, atMs: number[]): { samples:
 const frame = () => createFrame(new Int16Array(320).fill(100), 16000, 0);
 const flush = () => new Promise((resolve) => setTimeout(resolve, 10));
 
+/** An agent answering "fine." that hears through `engine`. */
+const agentOn = (engine: RecordingEngine) =>
+  new VoiceAgent({
+    dialogue: new FixedDialogue('fine.'),
+    stt: new StreamingEngineSpeechToText(engine, { interimEveryMs: 0 }),
+    tts: new ToneTts(),
+    vad: () => new EnergyVad(),
+    mode: 'balanced',
+  });
+
 describe('one speech recognizer per call', () => {
   it.each([16000, 8000])('a %i Hz call leases one recognizer for all its utterances and returns it at hangup', async (rate) => {
     const engine = new RecordingEngine();
@@ -78,13 +88,7 @@ describe('one speech recognizer per call', () => {
 
   it('a 16 kHz call whose transport says it came through a telephone network leases a telephone-band recognizer', async () => {
     const engine = new RecordingEngine();
-    const agent = new VoiceAgent({
-      dialogue: new FixedDialogue('fine.'),
-      stt: new StreamingEngineSpeechToText(engine, { interimEveryMs: 0 }),
-      tts: new ToneTts(),
-      vad: () => new EnergyVad(),
-      mode: 'balanced',
-    });
+    const agent = agentOn(engine);
     await runFileCall(agent, caller(16000, 5000, [500]), { fast: true, transport: { telephoneBand: true } });
     await flush();
     expect(engine.created).toEqual([{ language: undefined, telephoneBand: true }]);
@@ -92,13 +96,7 @@ describe('one speech recognizer per call', () => {
 
   it('two calls at once each get their own recognizer', async () => {
     const engine = new RecordingEngine();
-    const agent = new VoiceAgent({
-      dialogue: new FixedDialogue('fine.'),
-      stt: new StreamingEngineSpeechToText(engine, { interimEveryMs: 0 }),
-      tts: new ToneTts(),
-      vad: () => new EnergyVad(),
-      mode: 'balanced',
-    });
+    const agent = agentOn(engine);
     await Promise.all([runFileCall(agent, caller(16000, 5000, [500, 2500]), { fast: true }), runFileCall(agent, caller(16000, 5000, [800]), { fast: true })]);
     await flush();
     expect(engine.created).toHaveLength(2);
