@@ -28,6 +28,7 @@ declare -A mutate=(
   [agent-support]=src/agent/resolve-options.ts,src/pipeline/work.ts,src/pipeline/clock.ts
   [scripted]=plugins/scripted/script-state-machine.ts,plugins/scripted/scripted-dialogue.ts,plugins/scripted/script-expectations.ts
   [llm-messages]=plugins/openai/chat-messages.ts
+  [telephone-band]=src/agent/stt/call-band.ts,src/agent/stt/segment-service-stt.ts
 )
 agent_doubles=test/agent-barge-in.test.ts,test/agent-interruption.test.ts,test/agent-call-timers.test.ts,test/agent-virtual-clock.test.ts,test/agent-modes.test.ts,test/agent-llm-turns.test.ts,test/agent-speech-fallback.test.ts,test/agent-reply-tools.test.ts,test/listening-expectations.test.ts
 declare -A tests=(
@@ -51,6 +52,7 @@ declare -A tests=(
   [agent-support]=test/agent-resolve-options.test.ts,test/pipeline-work-clock.test.ts,test/agent-modes.test.ts,test/agent-virtual-clock.test.ts
   [scripted]=test/dialogue-scripted-flow.test.ts,test/dialogue-scripted-confirmation.test.ts,test/dialogue-script-validation.test.ts,test/listening-expectations.test.ts
   [llm-messages]=test/plugin-openai.test.ts,test/agent-reply-tools.test.ts
+  [telephone-band]=test/agent-asr-per-call.test.ts,test/agent-service-stt.test.ts,test/agent-service-stt-trace.test.ts
 )
 # Extra Stryker options of a group. The codecs build their encode tables once, on first use: with per-test
 # coverage only the test that happened to build the table counted as covering the encoders, so their mutants
@@ -61,7 +63,7 @@ declare -A extra=(
   [codecs]="--coverageAnalysis all --maxTestRunnerReuse 1"
   [telephony]="--maxTestRunnerReuse 1"
 )
-order=(codecs pipeline tts-text telephony turn-taking playout frames billing synthesis telephony-endpoint agent-tracing modes tracing interruption agent-support scripted llm-messages)
+order=(codecs pipeline tts-text telephony turn-taking playout frames billing synthesis telephony-endpoint agent-tracing modes tracing interruption agent-support scripted llm-messages telephone-band)
 
 for group in "${@:-${order[@]}}"; do
   start=$(date +%s)
