@@ -30,13 +30,11 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { createEmbeddedAgentStack, percentile, type AgentEvent, type Expectation } from '../src/agent/index.js';
 import { countDigits } from '../src/agent/listening.js';
-import { decodeMuLaw, encodeMuLaw } from '../src/audio/index.js';
-import { resample } from '../src/audio/resampler.js';
 import { PocketSphinxEngine } from '../src/engines/pocketsphinx/index.js';
 import type { Hypothesis } from '../src/engines/types.js';
 import { decodeCall, runFileCall } from '../src/transports/file/run-call.js';
 import { loadScriptedDialogue } from '../plugins/index.js';
-import { cardExpectations, readPcmWav, streamToRecognizer, withLineNoise, wordErrors } from '../test/engines-fixtures.js';
+import { cardExpectations, readPcmWav, streamToRecognizer, throughTelephoneChannel, withLineNoise, wordErrors } from '../test/engines-fixtures.js';
 import { defaults as sttDefaults } from '../src/agent/stt/streaming-engine-stt.js';
 import { streamAnswers } from './listening-endpoint.js';
 import { streamingAsrArguments } from '../src/agent/stack/asr-arguments.js';
@@ -102,10 +100,6 @@ class FalseAccepts {
 }
 const round = (value: number | undefined) => (value === undefined ? null : Math.round(value * 1000) / 1000);
 
-async function telephone(pcm: Int16Array): Promise<Int16Array> {
-  return resample(decodeMuLaw(encodeMuLaw(await resample(pcm, 16000, 8000))), 8000, 16000);
-}
-
 /** `telephone-band`: through the telephone channel, and `transcribe` told so (`telephoneBand`). */
 async function werByKind(engine: PocketSphinxEngine, band: 'wide' | 'telephone' | 'telephone-band') {
   const totals = new Map<string, { errors: number; words: number }>();
@@ -114,7 +108,7 @@ async function werByKind(engine: PocketSphinxEngine, band: 'wide' | 'telephone' 
     totals.set(key, { errors: t.errors + e.errors, words: t.words + e.words });
   };
   for (const clip of clips) {
-    const pcm = band === 'wide' ? clip.pcm : await telephone(clip.pcm);
+    const pcm = band === 'wide' ? clip.pcm : await throughTelephoneChannel(clip.pcm);
     const telephoneBand = band === 'telephone-band';
     const open = wordErrors(clip.text, (await engine.transcribe(pcm, { telephoneBand })).text);
     const expected = clip.kind === 'sentence' ? open : wordErrors(clip.text, (await engine.transcribe(pcm, { telephoneBand, expectations: expectationsOf[clip.kind] })).text);
@@ -152,7 +146,7 @@ async function streamingWer(engine: PocketSphinxEngine, band: 'wide' | 'telephon
   const hear = streamed(engine, band === 'telephone');
   const totals: Record<string, { errors: number; words: number }> = {};
   for (const clip of clips) {
-    const pcm = band === 'wide' ? clip.pcm : await telephone(clip.pcm);
+    const pcm = band === 'wide' ? clip.pcm : await throughTelephoneChannel(clip.pcm);
     for (const mode of clip.kind === 'sentence' ? ['open'] : ['open', 'expected']) {
       const heard = await hear(pcm, mode === 'expected' ? expectationsOf[clip.kind] : undefined);
       const e = wordErrors(clip.text, heard.text);
@@ -170,7 +164,7 @@ async function streamingWer(engine: PocketSphinxEngine, band: 'wide' | 'telephon
 async function falseAccepts(hear: Hear, band: 'wide' | 'telephone') {
   const tally = new FalseAccepts();
   for (const clip of clips) {
-    const pcm = band === 'wide' ? clip.pcm : await telephone(clip.pcm);
+    const pcm = band === 'wide' ? clip.pcm : await throughTelephoneChannel(clip.pcm);
     for (const kind of falseAcceptKinds(clip)) {
       const heard = await hear(pcm, expectationsOf[kind]);
       tally.add(clip, kind, heard.text, heard.expected === true);
@@ -257,7 +251,7 @@ async function hearOverLine(band: 'wide' | 'telephone', dbfs: number | undefined
   for (const clip of clips) {
     // The noise is on the line: through the telephone channel with the caller's voice.
     const line = dbfs === undefined ? clip.pcm : withLineNoise(clip.pcm, dbfs, lineTailMs);
-    const pcm = band === 'wide' ? line : await telephone(line);
+    const pcm = band === 'wide' ? line : await throughTelephoneChannel(line);
     for (const kind of [clip.kind, ...falseAcceptKinds(clip)]) trials.push({ clip, kind, pcm });
   }
   const { texts } = await streamAnswers(
@@ -287,7 +281,7 @@ async function digitsWithThePromptsLength(band: 'wide' | 'telephone') {
   const figures = { without_length: new CallFigures(), with_length: new CallFigures() };
   for (const line of lines) {
     const heard = digitClips.map((clip) => (line.dbfs === undefined ? clip.pcm : withLineNoise(clip.pcm, line.dbfs, lineTailMs)));
-    const pcm = band === 'wide' ? heard : await Promise.all(heard.map(telephone));
+    const pcm = band === 'wide' ? heard : await Promise.all(heard.map(throughTelephoneChannel));
     for (const [name, expectations] of [['without_length', () => expectationsOf.digits], ['with_length', lengthOf]] as const) {
       const { texts } = await streamAnswers(
         agentEngine,

@@ -10,11 +10,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { decodeMuLaw, encodeMuLaw } from '../src/audio/index.js';
 import { resample } from '../src/audio/resampler.js';
 import { PocketSphinxEngine } from '../src/engines/pocketsphinx/index.js';
 import { decodeCall } from '../src/transports/file/run-call.js';
-import { readPcmWav, speechFixtures, wordErrors } from '../test/engines-fixtures.js';
+import { readPcmWav, speechFixtures, throughTelephoneChannel, wordErrors } from '../test/engines-fixtures.js';
 
 type Fold = 'tuning' | 'held_out';
 interface Clip {
@@ -42,7 +41,6 @@ const extra = process.argv.find((a) => a.startsWith('--args='))?.slice('--args='
 if (extra) configs[`custom:${extra}`] = { extraArguments: extra.split(' ') };
 const dictionaryPath = process.argv.find((a) => a.startsWith('--dict='))?.slice('--dict='.length);
 
-const telephone = async (pcm: Int16Array) => resample(decodeMuLaw(encodeMuLaw(await resample(pcm, 16000, 8000))), 8000, 16000);
 
 async function loadClips(): Promise<Clip[]> {
   const dir = 'test/fixtures/human/';
@@ -53,7 +51,7 @@ async function loadClips(): Promise<Clip[]> {
     const fold: Fold = folds.held_out.includes(c.file) ? 'held_out' : 'tuning';
     const kind = c.kind === 'sentence' ? 'sentence' : 'short';
     const pcm = readPcmWav(dir + c.file).samples;
-    clips.push({ set: `${fold}/${kind}/16k`, text: c.text, pcm }, { set: `${fold}/${kind}/8k`, text: c.text, pcm: await telephone(pcm) });
+    clips.push({ set: `${fold}/${kind}/16k`, text: c.text, pcm }, { set: `${fold}/${kind}/8k`, text: c.text, pcm: await throughTelephoneChannel(pcm) });
   }
   for (const f of speechFixtures()) clips.push({ set: 'fixtures/speech', text: f.text, pcm: f.pcm });
   const calls = JSON.parse(readFileSync('test/fixtures/calls/manifest.json', 'utf8')) as Array<{ file: string; turns: string[] }>;

@@ -13,10 +13,8 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { decodeMuLaw, encodeMuLaw } from '../src/audio/index.js';
-import { resample } from '../src/audio/resampler.js';
 import { defaults } from '../src/engines/pocketsphinx/options.js';
-import { readPcmWav } from '../test/engines-fixtures.js';
+import { readPcmWav, throughTelephoneChannel } from '../test/engines-fixtures.js';
 
 const sphinxtrain = '/usr/lib/sphinxtrain';
 const librivox = '/usr/share/pocketsphinx/test/data/librivox/';
@@ -58,8 +56,6 @@ function expandMixtureWeights(sendump: Buffer): Buffer {
   return Buffer.concat([text, dims, Buffer.from(weights.buffer)]);
 }
 
-const throughTelephone = async (pcm: Int16Array) => resample(decodeMuLaw(encodeMuLaw(await resample(pcm, 16000, 8000))), 8000, 16000);
-
 mkdirSync(model, { recursive: true });
 mkdirSync(audio, { recursive: true });
 for (const file of readdirSync(defaults.acousticModelDir)) copyFileSync(join(defaults.acousticModelDir, file), join(model, file));
@@ -80,7 +76,7 @@ const clips = [
   ...librivoxClips.map((id) => ({ id, path: join(librivox, `${id}.wav`), text: librivoxText.get(id)! })),
 ];
 for (const clip of clips) {
-  const pcm = await throughTelephone(readPcmWav(clip.path).samples);
+  const pcm = await throughTelephoneChannel(readPcmWav(clip.path).samples);
   writeFileSync(join(audio, `${clip.id}.raw`), Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength));
 }
 writeFileSync(join(audio, 'fileids'), clips.map((c) => c.id + '\n').join(''));

@@ -2,6 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Expectation } from '../src/agent/expectations.js';
+import { decodeMuLaw, encodeMuLaw } from '../src/audio/index.js';
+import { resample } from '../src/audio/resampler.js';
 import type { Hypothesis, SpeechRecognitionEngine } from '../src/engines/types.js';
 
 export const speechDir = join(import.meta.dirname, 'fixtures', 'speech');
@@ -69,6 +71,11 @@ export function noise(length: number, amplitude: number, seed = 1): Int16Array {
     out[i] = Math.round(((state / 0x7fffffff) * 2 - 1) * amplitude);
   }
   return out;
+}
+
+/** 16 kHz speech through a telephone channel (8 kHz mu-law and back to 16 kHz), as the tests and benches hear phone audio. */
+export async function throughTelephoneChannel(pcm: Int16Array): Promise<Int16Array> {
+  return resample(decodeMuLaw(encodeMuLaw(await resample(pcm, 16000, 8000))), 8000, 16000);
 }
 
 /**

@@ -2,11 +2,11 @@ import { describe, expect, test } from 'vitest';
 import { SileroVad, VadFrameSizeError, WorkerPool, sileroInference, sileroModelPath, sileroSession } from '../src/engines/index.js';
 import { readFileSync } from 'node:fs';
 import { from, lastValueFrom, toArray } from 'rxjs';
-import { createFrame, decodeMuLaw, encodeMuLaw } from '../src/audio/index.js';
+import { createFrame } from '../src/audio/index.js';
 import { resample } from '../src/audio/resampler.js';
 import { scoreSpeech, segmentUtterances, systemClock } from '../src/pipeline/index.js';
 import { decodeCall } from '../src/transports/file/run-call.js';
-import { noise, readPcmWav, speechFixtures } from './engines-fixtures.js';
+import { noise, readPcmWav, speechFixtures, throughTelephoneChannel } from './engines-fixtures.js';
 
 async function probabilities(vad: SileroVad, pcm: Int16Array): Promise<number[]> {
   const out: number[] = [];
@@ -97,7 +97,7 @@ describe('Silero VAD', () => {
 
   test('a real "yes" through a phone line starts an utterance (no two of its frames score 0.5 in a row)', async () => {
     const yes = readPcmWav('test/fixtures/human/dev_01.wav').samples;
-    const line = await resample(decodeMuLaw(encodeMuLaw(await resample(yes, 16000, 8000))), 8000, 16000);
+    const line = await throughTelephoneChannel(yes);
     const frames = [];
     for (let at = 0; at + 512 <= line.length; at += 512) frames.push(createFrame(line.slice(at, at + 512), 16000, (at / 16000) * 1000));
     const vad = new SileroVad();

@@ -9,9 +9,7 @@ import { createEmbeddedAgentStack, type AgentEvent, type Expectation } from '../
 import { PocketSphinxEngine } from '../src/engines/pocketsphinx/index.js';
 import { decodeCall, runFileCall } from '../src/transports/file/run-call.js';
 import { loadScriptedDialogue } from '../plugins/index.js';
-import { cardExpectations, readPcmWav, streamToRecognizer, withLineNoise, wordErrors } from './engines-fixtures.js';
-import { decodeMuLaw, encodeMuLaw } from '../src/audio/index.js';
-import { resample } from '../src/audio/resampler.js';
+import { cardExpectations, readPcmWav, streamToRecognizer, throughTelephoneChannel, withLineNoise, wordErrors } from './engines-fixtures.js';
 
 const clip = (file: string) => readPcmWav(`test/fixtures/human/${file}`).samples;
 const engine = new PocketSphinxEngine();
@@ -41,7 +39,7 @@ describe('pocketsphinx with expectations, on real voices', () => {
   }, 60_000);
 
   it('decodes telephone audio from the telephone mean when told it is telephone audio (telephoneBand)', async () => {
-    const telephone = await resample(decodeMuLaw(encodeMuLaw(await resample(clip('dev_05.wav'), 16000, 8000))), 8000, 16000);
+    const telephone = await throughTelephoneChannel(clip('dev_05.wav'));
     const expectations = [{ kind: 'choice' as const, options: ['go', 'stop', 'up', 'down', 'left', 'right', 'on', 'off'] }];
     expect((await engine.transcribe(telephone, { expectations })).text).not.toBe('up');
     expect(await engine.transcribe(telephone, { expectations, telephoneBand: true })).toMatchObject({ text: 'up', expected: true });
@@ -80,7 +78,7 @@ describe('pocketsphinx with expectations, on real voices', () => {
   it('hears that run of card names through a telephone channel with the model transformed for the band', async () => {
     // With the telephone mean alone, the grammar's answer lost to the open words "eight of spades for up close
     // to one of heart".
-    const telephone = await resample(decodeMuLaw(encodeMuLaw(await resample(readPcmWav('test/fixtures/human-cmu/cards_005.wav').samples, 16000, 8000))), 8000, 16000);
+    const telephone = await throughTelephoneChannel(readPcmWav('test/fixtures/human-cmu/cards_005.wav').samples);
     const heard = await streamToRecognizer(engine, telephone, cardExpectations, true);
     expect(heard.expected).toBe(true);
     expect(wordErrors('eight of spades four of clubs seven of hearts', heard.text).errors).toBeLessThanOrEqual(1);

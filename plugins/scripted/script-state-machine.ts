@@ -64,8 +64,8 @@ export const defaults = {
   confirm: 'Did you say {heard}?',
 };
 
-/** The caller's answer to a confirmation: the answers a `yes-no` expectation listens for. */
 const oneWord = (answers: readonly string[]) => answers.filter((answer) => !answer.includes(' '));
+/** The caller's answer to a confirmation: the answers a `yes-no` expectation listens for. */
 const confirmationMatcher = new IntentMatcher({
   yes: { examples: [...yesAnswers], keywords: oneWord(yesAnswers) },
   no: { examples: [...noAnswers, 'no it is not'], keywords: oneWord(noAnswers) },

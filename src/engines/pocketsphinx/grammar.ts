@@ -38,7 +38,6 @@ const shared = [
   `<minute> = oh <unit> | ${teens} | (${tens}) [<unit>];`,
 ];
 
-
 function ruleBody(expectation: Expectation, knows: (word: string) => boolean): string | undefined {
   switch (expectation.kind) {
     case 'free':
