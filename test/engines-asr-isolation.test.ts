@@ -2,9 +2,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import koffi from 'koffi';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { decodeAudioAt } from '../src/audio/index.js';
+import { decodeAudioAt, LowPassFilter } from '../src/audio/index.js';
 import { PocketSphinxEngine, type Hypothesis, type StreamingRecognizer } from '../src/engines/index.js';
 import { CepstralMeanState } from '../src/engines/pocketsphinx/cepstral-mean.js';
+import { telephoneNarrowing } from '../src/engines/pocketsphinx/utterance-band.js';
 import { noise, readPcmWav, wordErrors } from './engines-fixtures.js';
 
 const callsDir = join(import.meta.dirname, 'fixtures', 'calls');
@@ -14,10 +15,12 @@ const turnSamples = 5 * 16000;
 const booking16k = readPcmWav(join(callsDir, 'booking-16k.wav')).samples.subarray(0, turnSamples);
 const bookingTruth = 'hello i would like to book a table for two people tonight';
 
-// One idle decoder, so every request and every new recognizer reuses the decoder used just before.
-const pooled = new PocketSphinxEngine({ idleDecoders: 1 });
+// One idle decoder, so every request and every new recognizer reuses the decoder used just before. Both
+// hear in the band they are told (the telephone call below is band-limited audio at 16 kHz), except `detecting`.
+const pooled = new PocketSphinxEngine({ idleDecoders: 1, detectTelephoneBand: false });
 // No idle decoders: every request and recognizer gets a newly made decoder.
-const fresh = new PocketSphinxEngine({ idleDecoders: 0 });
+const fresh = new PocketSphinxEngine({ idleDecoders: 0, detectTelephoneBand: false });
+const detecting = new PocketSphinxEngine({ idleDecoders: 1 });
 
 let previousAudio: Array<{ name: string; pcm: Int16Array }>;
 
@@ -33,6 +36,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await pooled.shutdown();
   await fresh.shutdown();
+  await detecting.shutdown();
 });
 
 async function stream(recognizer: StreamingRecognizer, pcm: Int16Array): Promise<Hypothesis> {
@@ -103,6 +107,38 @@ describe('pocketsphinx results do not depend on audio decoded before', () => {
     expect(await telephoneLease()).toEqual(heard);
     expect(await streamAndClose(pooled, call)).toEqual(ordinary);
   }, 90_000);
+});
+
+describe('a call not said to be telephone audio is heard in the band its audio shows', () => {
+  test('each utterance in its own band, with that band\'s normalisation of the call so far', async () => {
+    const call = previousAudio[0]!.pcm;
+    // Audio heard in the telephone band is narrowed to it first.
+    const narrowed = async (recognizer: StreamingRecognizer, pcm: Int16Array) => {
+      const narrowing = telephoneNarrowing();
+      for (let at = 0; at < pcm.length; at += 1600) await recognizer.write(narrowing.filter(pcm.subarray(at, at + 1600)));
+      return recognizer.finish();
+    };
+    const told = fresh.createRecognizer({ telephoneBand: true });
+    const toldFirst = await narrowed(told, call);
+    const toldAgain = await narrowed(told, call);
+    told.close();
+    expect(toldFirst).not.toEqual(await streamAndClose(fresh, call));
+    const recognizer = detecting.createRecognizer();
+    // Begun in the wide band, then heard again from its first sample in the telephone band.
+    expect(await stream(recognizer, call)).toEqual(toldFirst);
+    // Begun in the telephone band, then heard again in the wide band, from its starting mean: the telephone
+    // utterance's normalisation is not the wide band's.
+    expect(await stream(recognizer, booking16k)).toEqual(await streamAndClose(fresh, booking16k));
+    expect(await stream(recognizer, call)).toEqual(toldAgain);
+    recognizer.close();
+  }, 120_000);
+
+  test('a whole recording is transcribed in the band it shows', async () => {
+    const call = previousAudio[0]!.pcm;
+    expect(await detecting.transcribe(call)).toEqual(await fresh.transcribe(LowPassFilter.apply(call, 3800, 16000), { telephoneBand: true }));
+    expect(await detecting.transcribe(booking16k)).toEqual(await fresh.transcribe(booking16k));
+    expect(await detecting.transcribe(call)).not.toEqual(await fresh.transcribe(call));
+  }, 60_000);
 });
 
 describe('cepstral mean state capture', () => {

@@ -22,6 +22,7 @@ export { decodeALaw, decodeMuLaw, encodeALaw, encodeMuLaw } from './g711.js';
 export { parseWav } from './wav-read.js';
 export type { ParsedWav, WavEncoding } from './wav-read.js';
 export { encodeWav, wavHeader, STREAMED_DATA_SIZE } from './wav-write.js';
+export { LowPassFilter } from './low-pass.js';
 export { Resampler, resample, preloadResampler, RESAMPLER_RATES, RESAMPLER_RATE_RANGE } from './resampler.js';
 export type { ResamplerOptions } from './resampler.js';
 export { createEncoder, encodeAudio, concatBytes, inlineEncoder } from './streaming-encoder.js';

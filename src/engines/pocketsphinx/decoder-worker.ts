@@ -6,6 +6,7 @@ import type { CepstralSnapshot } from './cepstral-mean.js';
 import { loadBands } from './band.js';
 import { loadPocketSphinx, SphinxDecoder, type PocketSphinxLibrary, type SharedLanguageModel } from './decoder-binding.js';
 import { DecoderSupply } from './decoder-supply.js';
+import { recordingBand, UtteranceBand } from './utterance-band.js';
 import { decoderArguments } from './options.js';
 import type { DecoderReply, DecoderRequest, DecoderWorkerData } from './protocol.js';
 
@@ -27,11 +28,14 @@ type Backlogged =
  */
 interface Lease {
   decoder?: SphinxDecoder;
-  /** The call's normalisation after its last utterance. */
-  carried?: CepstralSnapshot;
+  /** The call's normalisation in each band after its last utterance heard in it. */
+  carried: { wide?: CepstralSnapshot; telephone?: CepstralSnapshot };
   /** What the caller is expected to say, given to every decoder the lease borrows. */
   expectations?: readonly Expectation[];
+  /** The band the call is heard in now: the one it was opened with, or the one its last utterance showed. */
   telephoneBand: boolean;
+  /** For a call not said to be telephone audio: the band its current utterance is heard in. */
+  utteranceBand?: UtteranceBand;
   /** Set while the lease waits for a decoder. */
   backlog?: Backlogged[];
   leaveLine?: () => void;
@@ -56,6 +60,12 @@ const supply = new DecoderSupply(
   { loaded: options.decodersPerWorker, idle: options.idleDecoders },
 );
 
+/**
+ * Whether a lease's audio is watched for its band: a call not said to be telephone audio may still be one
+ * (a Bluetooth headset, a phone bridged in), or change between utterances.
+ */
+const watchesBand = (telephoneBand: boolean) => options.detectTelephoneBand && !telephoneBand;
+
 /** A decoder taken from the supply starts afresh: nothing heard, the model and initial mean of the band. */
 function startAfresh(decoder: SphinxDecoder, telephoneBand: boolean): SphinxDecoder {
   decoder.startAfresh(telephoneBand ? bands!.telephone : bands!.wide);
@@ -79,7 +89,8 @@ function leaseOf(id: number): Lease {
 /** Gives the lease a decoder with the call's normalisation and expectations so far. */
 function attach(lease: Lease, decoder: SphinxDecoder): SphinxDecoder {
   startAfresh(decoder, lease.telephoneBand);
-  if (lease.carried) decoder.continueFrom(lease.carried);
+  const carried = lease.carried[bandName(lease)];
+  if (carried) decoder.continueFrom(carried);
   decoder.expect(lease.expectations);
   lease.decoder = decoder;
   return decoder;
@@ -96,7 +107,7 @@ function decoderOf(lease: Lease): SphinxDecoder | undefined {
 function park(lease: Lease): void {
   const decoder = lease.decoder;
   if (!decoder?.reusable) return;
-  lease.carried = decoder.normalisation();
+  lease.carried[bandName(lease)] = decoder.normalisation();
   lease.decoder = undefined;
   supply.giveBack(decoder);
 }
@@ -127,12 +138,30 @@ function submit(lease: Lease, request: Backlogged): void {
     lease.backlog = [request];
     lease.leaveLine = supply.wait((given) => catchUp(lease, given));
   } else if (request.op === 'write') {
-    decoder.write(request.pcm);
+    hear(lease, decoder, request.pcm);
   } else {
     const hypothesis = decoder.finish();
+    if (lease.utteranceBand) lease.utteranceBand = new UtteranceBand(lease.telephoneBand);
     park(lease);
     request.done(hypothesis);
   }
+}
+
+const bandName = (lease: Lease) => (lease.telephoneBand ? 'telephone' : 'wide');
+
+/**
+ * Each utterance of a call not said to be telephone audio starts in the band the last one showed; once it
+ * shows its own (about 0.4 s of speech), a decoder in the other band hears it again from its first sample in
+ * this one (8-16 ms to switch, then a catch-up decode of what was heard).
+ */
+function hear(lease: Lease, decoder: SphinxDecoder, pcm: Int16Array): void {
+  const band = lease.utteranceBand;
+  decoder.write(band ? band.hear(pcm) : pcm);
+  const again = band?.switched();
+  if (!again) return;
+  lease.telephoneBand = band!.telephone;
+  attach(lease, decoder);
+  for (const piece of again) decoder.write(piece);
 }
 
 /** Decodes what the lease heard while it waited, in order (after a finish, the rest may wait again). */
@@ -160,7 +189,8 @@ function handle(request: DecoderRequest): Success | Promise<Success> {
   switch (request.op) {
     case 'open': {
       // Loads a decoder now if the cap allows (so the model load is paid when the call starts) and parks it.
-      const lease: Lease = { telephoneBand: request.telephoneBand ?? false };
+      const telephoneBand = request.telephoneBand ?? false;
+      const lease: Lease = { telephoneBand, carried: {}, ...(watchesBand(telephoneBand) ? { utteranceBand: new UtteranceBand(false) } : {}) };
       leases.set(request.lease, lease);
       const taken = supply.take();
       if (taken) {
@@ -199,10 +229,12 @@ function handle(request: DecoderRequest): Success | Promise<Success> {
       return { ok: true };
     }
     case 'transcribe': {
+      const told = request.telephoneBand ?? false;
+      const { telephone: telephoneBand, pcm } = watchesBand(told) ? recordingBand(request.pcm) : { telephone: told, pcm: request.pcm };
       const decode = (decoder: SphinxDecoder, initMs?: number): Success => {
         try {
-          startAfresh(decoder, request.telephoneBand ?? false).expect(request.expectations);
-          const hypothesis = request.telephoneBand ? decoder.decodeLive(request.pcm) : decoder.decodeUtterance(request.pcm);
+          startAfresh(decoder, telephoneBand).expect(request.expectations);
+          const hypothesis = telephoneBand ? decoder.decodeLive(pcm) : decoder.decodeUtterance(pcm);
           return { ok: true, hypothesis, initMs };
         } finally {
           supply.giveBack(decoder);

@@ -35,6 +35,12 @@ export interface PocketSphinxOptions {
    * Default 2, or `SHOAL_DECODERS_PER_WORKER` (1 where memory matters more than latency).
    */
   decodersPerWorker: number;
+  /**
+   * Hear audio whose spectrum stops at 4 kHz with the telephone band, though it was not said to be telephone
+   * audio (a 16 kHz line carrying a phone call or a Bluetooth headset's narrow band): decided per utterance
+   * from its first ~0.4 s of speech (band-watch.ts). Default on.
+   */
+  detectTelephoneBand: boolean;
 }
 
 const modelRoot = '/usr/share/pocketsphinx/model/en-us';
@@ -50,6 +56,7 @@ export const defaults: PocketSphinxOptions = {
   extraArguments: [],
   idleDecoders: 4,
   decodersPerWorker: countFromEnv(process.env, 'SHOAL_DECODERS_PER_WORKER') ?? 2,
+  detectTelephoneBand: true,
 };
 
 export const installHint = 'apt-get install pocketsphinx pocketsphinx-en-us';
