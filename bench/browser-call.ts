@@ -2,18 +2,20 @@
  * Browser demo benchmark: a real Chromium page (fake microphone fed from a fixture call) talks to `shoal agent`
  * in this process, once per mode. Prints one JSON object: per mode, the agent's per-turn latencies as the
  * page's waterfall shows them (p50/p95), and what the page sent and played.
- * Run: flock /tmp/bench.lock npx tsx bench/browser-call.ts
+ * Run: flock /tmp/bench.lock npx tsx bench/browser-call.ts [--fixture=FILE.wav] [--modes=balanced]
+ *   (--fixture: another caller recording, 16 kHz or more; default test/fixtures/calls/booking-16k.wav)
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { percentile, type AgentMode, type TurnReport } from '../src/agent/index.js';
 import { startAgentApp } from '../src/cli/run-agent.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const fixture = 'booking-16k.wav';
+const fixture = resolve(root, process.argv.find((a) => a.startsWith('--fixture='))?.slice('--fixture='.length) ?? 'test/fixtures/calls/booking-16k.wav');
+const modes = (process.argv.find((a) => a.startsWith('--modes='))?.slice('--modes='.length).split(',') ?? ['low-latency', 'balanced']) as AgentMode[];
 const callSeconds = 16;
 const round = (value: number | undefined) => (value === undefined ? null : Math.round(value));
 
@@ -33,7 +35,7 @@ async function browserCall(mode: AgentMode) {
       '--disable-background-networking',
       '--use-fake-ui-for-media-stream',
       '--use-fake-device-for-media-stream',
-      `--use-file-for-fake-audio-capture=${join(root, 'test/fixtures/calls', fixture)}%noloop`,
+      `--use-file-for-fake-audio-capture=${fixture}%noloop`,
     ],
   });
   try {
@@ -49,6 +51,7 @@ async function browserCall(mode: AgentMode) {
     };
     return {
       turns_answered: turns.length,
+      caller_heard: turns.map((t) => t.userText),
       voice_to_voice_ms: figure((t) => t.metrics.voiceToVoiceMs),
       endpointing_ms: figure((t) => t.metrics.endpointingMs),
       end_of_speech_to_transcript_ms: figure((t) => t.metrics.endOfSpeechToFinalMs),
@@ -71,5 +74,5 @@ async function browserCall(mode: AgentMode) {
 }
 
 const result: Record<string, unknown> = { bench: 'browser-call', fixture, call_seconds: callSeconds };
-for (const mode of ['low-latency', 'balanced'] as const) result[mode] = await browserCall(mode);
+for (const mode of modes) result[mode] = await browserCall(mode);
 process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);

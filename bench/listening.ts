@@ -23,8 +23,9 @@
  * WER and false accepts are given per fold of test/fixtures/human/folds.json: constants are fitted on
  * `tuning` (speaker-disjoint from `held_out`), so the `held_out` figures are the ones to quote, with
  * `second_set` (test/fixtures/human-cmu, never fitted on).
- * Run: flock /work/bench.lock npx tsx bench/listening.ts [--quick] [--only=wer_8k,ivr_calls]
- *   (--quick: 16 kHz only, no calls; --only: just the named sections)
+ * Run: flock /work/bench.lock npx tsx bench/listening.ts [--quick] [--only=wer_8k,ivr_calls] [--band-blind]
+ *   (--quick: 16 kHz only, no calls; --only: just the named sections; --band-blind: hear audio not said to be
+ *   telephone audio with the wide-band model whatever its spectrum, as before session 11)
  */
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -43,6 +44,7 @@ import { grammarAccepts } from '../src/engines/pocketsphinx/grammar-match.js';
 
 const quick = process.argv.includes('--quick');
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length).split(',');
+const detectTelephoneBand = !process.argv.includes('--band-blind');
 type Kind = 'yes-no' | 'digits' | 'command' | 'card' | 'sentence';
 /** `second_set`: test/fixtures/human-cmu, other speakers, never fitted on (see its README). */
 type Fold = 'tuning' | 'held_out' | 'second_set';
@@ -320,10 +322,10 @@ async function ivrCalls() {
   return { success: results.filter((r) => r.success).length, calls: results.length, results };
 }
 
-const engine = new PocketSphinxEngine();
+const engine = new PocketSphinxEngine({ detectTelephoneBand });
 const wholeFile: Hear = (pcm, expectations) => engine.transcribe(pcm, { expectations });
 /** Decodes as the agent stacks' recognizers do (src/agent/stack/asr-arguments.ts). */
-const agentEngine = new PocketSphinxEngine({ extraArguments: streamingAsrArguments });
+const agentEngine = new PocketSphinxEngine({ extraArguments: streamingAsrArguments, detectTelephoneBand });
 const report: Record<string, unknown> = { load_average_at_start: loadavg().map((v) => Math.round(v * 100) / 100) };
 /** Each section is also printed to stderr as it completes, so a run cut short still leaves its figures. */
 async function section(name: string, run: () => Promise<unknown>): Promise<void> {

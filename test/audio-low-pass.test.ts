@@ -44,6 +44,11 @@ describe('a low-pass filter for 16-bit PCM', () => {
     expect(filter.end()).toHaveLength(0);
   });
 
+  test('a constant comes out unchanged (unit gain at 0 Hz)', () => {
+    const out = LowPassFilter.apply(new Int16Array(2000).fill(20000), 3800, rate);
+    expect([...out.subarray(200, 1800)].every((v) => v === 20000)).toBe(true);
+  });
+
   test('a recording shorter than the look-ahead still comes out whole', () => {
     const short = Int16Array.from([1000, -1000, 500]);
     expect(LowPassFilter.apply(short, 3800, rate)).toHaveLength(3);

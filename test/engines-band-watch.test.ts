@@ -124,3 +124,51 @@ describe('the band an utterance of a call is heard in', () => {
     expect(heard.pcm).toEqual(LowPassFilter.apply(telephone, 3800, 16000));
   });
 });
+
+describe('what the band watch counts as speech', () => {
+  /**
+   * Syllables of tones (200 ms on, 100 ms of -80 dBFS line noise between), each tone at `dbfs` RMS: `narrow`
+   * tones under 4 kHz only, `high` adds a 5.2 kHz tone `highDb` below them.
+   */
+  function syllables(seconds: number, dbfs: number, highDb?: number): Int16Array {
+    const amplitude = 32768 * Math.SQRT2 * 10 ** (dbfs / 20);
+    const line = withLineNoise(new Int16Array(Math.round(seconds * 16000)), -80, 0);
+    return line.map((noise, i) => {
+      if (i % 4800 >= 3200) return noise;
+      const t = i / 16000;
+      let value = Math.sin(2 * Math.PI * 700 * t) + Math.sin(2 * Math.PI * 1900 * t) + Math.sin(2 * Math.PI * 3100 * t);
+      if (highDb !== undefined) value += 10 ** (highDb / 20) * Math.sin(2 * Math.PI * 5200 * t);
+      return Math.round(noise + amplitude * value);
+    });
+  }
+  const joined = (...parts: Int16Array[]) => Int16Array.from(parts.flatMap((part) => [...part]));
+
+  test('tones under 4 kHz are telephone audio; with a tone above it 10 dB down, wide; 40 dB down, telephone', () => {
+    expect(bandOf(syllables(2, -30))).toBe('telephone');
+    expect(bandOf(syllables(2, -30, -10))).toBe('wide');
+    expect(bandOf(syllables(2, -30, -40))).toBe('telephone');
+  });
+
+  test('under -60 dBFS is not speech: no verdict from syllables at -68 dBFS, a verdict at -52', () => {
+    expect(bandOf(syllables(3, -68))).toBeUndefined();
+    expect(bandOf(syllables(3, -52))).toBe('telephone');
+  });
+
+  test('a steady sound is the line, not speech, however loud: no verdict from 3 s of -30 dBFS hiss', () => {
+    expect(bandOf(withLineNoise(new Int16Array(48000), -30, 0))).toBeUndefined();
+  });
+
+  test('sounds 30 dB under the loudest are not speech: 0.2 s of loud syllables, then quiet ones, give no verdict', () => {
+    const pcm = joined(syllables(0.2, -20), syllables(2, -60, 0));
+    expect(bandOf(pcm)).toBeUndefined();
+    expect(bandOf(joined(pcm, syllables(1, -20)))).toBe('telephone');
+  });
+
+  test('after a minute without a verdict it stops listening, and keeps no verdict', () => {
+    const band = new BandWatch();
+    band.hear(new Int16Array(16000 * 61));
+    expect(band.listening).toBe(false);
+    expect(band.hear(syllables(2, -30))).toBeUndefined();
+    expect(band.verdict()).toBeUndefined();
+  });
+});

@@ -39,13 +39,14 @@ export class LowPassFilter {
 
   /** Filters the next piece; returns the filtered samples now known (fewer than given at first). */
   filter(pcm: Int16Array): Int16Array {
-    const out: number[] = [];
+    const out = new Int16Array(pcm.length);
+    let written = 0;
     this.given += pcm.length;
     for (const sample of pcm) {
       const value = this.push(sample);
-      if (value !== undefined) out.push(value);
+      if (value !== undefined) out[written++] = value;
     }
-    return Int16Array.from(out);
+    return written === out.length ? out : out.slice(0, written);
   }
 
   /** The samples still held back, as if the input went on in silence. */
@@ -77,10 +78,12 @@ export class LowPassFilter {
     this.history[at + length] = sample;
     this.taken++;
     if (this.taken <= this.lookahead) return undefined;
-    let acc = 0;
-    // The taps are symmetric, so the window's order does not matter.
-    const from = at + 1;
-    for (let i = 0; i < length; i++) acc += this.taps[i]! * this.history[from + i]!;
+    // The taps are symmetric: each multiplies a pair of samples, and the middle one its own.
+    const oldest = at + 1;
+    const newest = at + length;
+    const middle = this.lookahead;
+    let acc = this.taps[middle]! * this.history[oldest + middle]!;
+    for (let i = 0; i < middle; i++) acc += this.taps[i]! * (this.history[oldest + i]! + this.history[newest - i]!);
     this.emitted++;
     return Math.max(-32768, Math.min(32767, Math.round(acc)));
   }
