@@ -19,9 +19,10 @@ const softestSpeechDbfs = -60;
 const speechFramesNeeded = 20;
 /**
  * The high band's spectral density over speech frames, less the line's own (its 10th percentile over the
- * frames that are not digital silence), relative to the upper speech band's, below which the audio is telephone audio. Measured on the
- * human and synthetic fixtures with 0-2 s of zeros or of -85 to -60 dBFS line noise around them: wide-band
- * speech -19 dB or more (human -15 dB or more), 8 kHz recordings carried at 16 kHz -27 dB or less.
+ * frames that are not digital silence), relative to the upper speech band's: below this, the audio is
+ * telephone audio. Measured on the human and synthetic fixtures with 0-2 s of zeros or of -85 to -60 dBFS
+ * line noise around them: wide-band speech -19 dB or more (human -16 dB or more), 8 kHz recordings carried
+ * at 16 kHz -27 dB or less.
  */
 const telephoneBelowDb = -24;
 /** Below this a frame is digital silence, not a line's noise (16-bit audio's one-bit noise is about -100 dBFS). */
