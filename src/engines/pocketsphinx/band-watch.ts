@@ -31,6 +31,9 @@ const digitalSilenceDbfs = -110;
 const maxFrames = 3000;
 
 const fft = new FFT(windowSamples);
+/** One frame's windowed samples and spectrum, reused frame after frame (a worker hears one frame at a time). */
+const windowed = new Array<number>(windowSamples);
+const spectrum = fft.createComplexArray() as number[];
 const window = Float64Array.from({ length: windowSamples }, (_, i) => 0.5 - 0.5 * Math.cos((2 * Math.PI * i) / (windowSamples - 1)));
 const hannMeanSquare = 3 / 8;
 const binHz = sampleRate / windowSamples;
@@ -84,10 +87,8 @@ export function bandOf(pcm16k: Int16Array): BandVerdict | undefined {
 }
 
 function framePower(samples: Int16Array): FramePower {
-  const input = new Array<number>(windowSamples);
-  for (let i = 0; i < windowSamples; i++) input[i] = (samples[i]! / 32768) * window[i]!;
-  const spectrum = fft.createComplexArray() as number[];
-  fft.realTransform(spectrum, input);
+  for (let i = 0; i < windowSamples; i++) windowed[i] = (samples[i]! / 32768) * window[i]!;
+  fft.realTransform(spectrum, windowed);
   const power = (bin: number) => spectrum[2 * bin]! ** 2 + spectrum[2 * bin + 1]! ** 2;
   const meanPower = ([low, high]: readonly [number, number]) => {
     let sum = 0;
