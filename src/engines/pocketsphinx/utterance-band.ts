@@ -26,8 +26,8 @@ export class UtteranceBand {
 
   /** `pcm` as the decoder should hear it now; afterwards, `switched()` says whether to hear it all again. */
   hear(pcm: Int16Array): Int16Array {
-    const heard = this.narrowing ? this.narrowing.filter(pcm) : pcm;
-    if (!this.watch.listening) return heard;
+    const forDecoder = this.narrowing ? this.narrowing.filter(pcm) : pcm;
+    if (!this.watch.listening) return forDecoder;
     this.heard.push(pcm);
     const verdict = this.watch.hear(pcm);
     if (verdict && (verdict === 'telephone') !== this.telephone) {
@@ -37,7 +37,7 @@ export class UtteranceBand {
     } else if (!this.watch.listening) {
       this.heard = [];
     }
-    return heard;
+    return forDecoder;
   }
 
   /**
