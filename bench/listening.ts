@@ -214,11 +214,14 @@ const lines: Array<{ name: string; dbfs?: number }> = [{ name: 'as_recorded' }, 
 class CallFigures {
   readonly errors: Record<string, { errors: number; words: number }> = {};
   readonly falseAccepts = new FalseAccepts();
+  /** Each answer heard with word errors, named as the false accepts' cases are. */
+  private readonly errorCases: string[] = [];
 
-  addWords(key: string, e: { errors: number; words: number }): void {
+  addWords(key: string, e: { errors: number; words: number }, clip?: { file: string; text: string }, heard?: string): void {
     const t = (this.errors[key] ??= { errors: 0, words: 0 });
     t.errors += e.errors;
     t.words += e.words;
+    if (clip && e.errors > 0) this.errorCases.push(`${clip.file} (${key}) "${clip.text}": "${heard}" (${e.errors})`);
   }
 
   report() {
@@ -226,6 +229,7 @@ class CallFigures {
       wer: Object.fromEntries(Object.entries(this.errors).map(([key, t]) => [key, round(t.errors / t.words)])),
       word_errors: Object.fromEntries(Object.entries(this.errors).map(([key, t]) => [key, `${t.errors}/${t.words}`])),
       false_accepts: this.falseAccepts.report(),
+      error_cases: this.errorCases,
     };
   }
 }
@@ -266,7 +270,8 @@ async function hearOverLine(band: 'wide' | 'telephone', dbfs: number | undefined
     const text = texts[i]!;
     for (const figures of into) {
       if (kind !== clip.kind) figures.falseAccepts.add({ ...clip, file: `${clip.file} [${lineName}]` }, kind, text, grammarAccepts(grammarOf[kind]!, text));
-      else figures.addWords(`${clip.kind === 'sentence' ? 'sentence' : 'short_answers'}/${clip.fold}`, wordErrors(clip.text, text));
+      else if (clip.kind === 'sentence') figures.addWords(`sentence/${clip.fold}`, wordErrors(clip.text, text));
+      else figures.addWords(`short_answers/${clip.fold}`, wordErrors(clip.text, text), { ...clip, file: `${clip.file} [${lineName}]` }, text);
     }
   });
 }

@@ -20,8 +20,11 @@ export interface PocketSphinxLibrary {
   endUtterance(decoder: unknown): number;
   hypothesis(decoder: unknown): string | null;
   segments(decoder: unknown): Segment[];
-  /** Adds (or replaces) a JSGF grammar search named `name`; false when pocketsphinx rejects the grammar. */
-  setGrammar(decoder: unknown, name: string, jsgf: string): boolean;
+  /**
+   * Adds (or replaces) a JSGF grammar search named `name`; false when pocketsphinx rejects the grammar.
+   * `wordInsertionPenalty`: the search's own `-wip` (the decoder's other searches keep theirs).
+   */
+  setGrammar(decoder: unknown, name: string, jsgf: string, wordInsertionPenalty?: number): boolean;
   /** Makes the named search (`default` is the language model) the active one. */
   useSearch(decoder: unknown, name: string): boolean;
   /** Whether the pronunciation dictionary has `word`. */
@@ -66,6 +69,9 @@ export function loadPocketSphinx(libraryPath: string, sphinxbaseLibraryPath: str
   const psGetFeat = ps.func('void *ps_get_feat(void *ps)');
   const psSegProb = ps.func('int32_t ps_seg_prob(void *seg, _Out_ int32_t *ascr, _Out_ int32_t *lscr, _Out_ int32_t *lback)');
   const psSetJsgfString = ps.func('int ps_set_jsgf_string(void *ps, const char *name, const char *jsgf)');
+  const psGetConfig = ps.func('void *ps_get_config(void *ps)');
+  const cmdLnFloat = sphinxbase.func('double cmd_ln_float_r(void *config, const char *name)');
+  const cmdLnSetFloat = sphinxbase.func('void cmd_ln_set_float_r(void *config, const char *name, double value)');
   const psLookupWord = ps.func('void *ps_lookup_word(void *ps, const char *word)');
   const psMllrRead = ps.func('void *ps_mllr_read(const char *file)');
   const psUpdateMllr = ps.func('void *ps_update_mllr(void *ps, void *mllr)');
@@ -99,7 +105,18 @@ export function loadPocketSphinx(libraryPath: string, sphinxbaseLibraryPath: str
       }
       return list;
     },
-    setGrammar: (decoder, name, jsgf) => psSetJsgfString(decoder, name, jsgf) === 0,
+    setGrammar: (decoder, name, jsgf, wordInsertionPenalty) => {
+      if (wordInsertionPenalty === undefined) return psSetJsgfString(decoder, name, jsgf) === 0;
+      // A grammar search reads -wip from the decoder's configuration when it is made, and only then.
+      const config = psGetConfig(decoder);
+      const own = cmdLnFloat(config, '-wip') as number;
+      cmdLnSetFloat(config, '-wip', wordInsertionPenalty);
+      try {
+        return psSetJsgfString(decoder, name, jsgf) === 0;
+      } finally {
+        cmdLnSetFloat(config, '-wip', own);
+      }
+    },
     useSearch: (decoder, name) => psSetSearch(decoder, name) === 0,
     knowsWord: (decoder, word) => {
       const phones = psLookupWord(decoder, word);

@@ -1,0 +1,164 @@
+/**
+ * The grammar passes of recognition with expectations and the choice between their answer and the open
+ * words (expected-search.ts), on a library double that records which searches are made and answers each with
+ * set words and scores. The native decoder's results on real speech: listening-human-speech.test.ts.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Expectation } from '../src/agent/expectations.js';
+import type { PocketSphinxLibrary, Segment } from '../src/engines/pocketsphinx/decoder-binding.js';
+import type { Decoded } from '../src/engines/pocketsphinx/decoded.js';
+import { ExpectedSearch, type ExpectedSearchOptions } from '../src/engines/pocketsphinx/expected-search.js';
+
+const options: ExpectedSearchOptions = { maxAcousticLossPerFrame: 7.5, minSpeechCoverage: 0.6, digitsWordInsertionPenalty: 0.02 };
+
+interface MadeSearch {
+  name: string;
+  jsgf: string;
+  wordInsertionPenalty: number | undefined;
+}
+
+/** What a search answers: words over frames 0-99 (a `<sil>` takes the frames the words leave), and its score. */
+interface Answer {
+  words: Array<{ word: string; frames: number }>;
+  acousticScore: number;
+}
+
+/** The `expected` search (the grammar's) and the `heard` one (the open words' alignment) answer as told. */
+function libraryDouble(answers: { expected: Answer; heard: Answer }) {
+  const made: MadeSearch[] = [];
+  let active = 'default';
+  const segmentsOf = ({ words, acousticScore }: Answer): Segment[] => {
+    if (words.length === 0) return [];
+    const list: Segment[] = [];
+    let at = 0;
+    for (const { word, frames } of words) {
+      list.push({ word, startFrame: at, endFrame: at + frames - 1, acousticScore: acousticScore / words.length });
+      at += frames;
+    }
+    if (at < 100) list.push({ word: '<sil>', startFrame: at, endFrame: 99, acousticScore: 0 });
+    return list;
+  };
+  const lib = {
+    knowsWord: () => true,
+    setGrammar: (_decoder: unknown, name: string, jsgf: string, wordInsertionPenalty?: number) => {
+      made.push({ name, jsgf, wordInsertionPenalty });
+      return true;
+    },
+    useSearch: (_decoder: unknown, name: string) => {
+      active = name;
+      return true;
+    },
+    startUtterance: () => 0,
+    processRaw: () => 0,
+    endUtterance: () => 0,
+    segments: () => segmentsOf(answers[active as 'expected' | 'heard']),
+    hypothesis: () => answers[active as 'expected' | 'heard'].words.map((w) => w.word).join(' '),
+  } as unknown as PocketSphinxLibrary;
+  return { lib, made };
+}
+
+const speech = Int16Array.from({ length: 16000 }, (_, i) => Math.round(8000 * Math.sin(i / 5)));
+
+/** The open search's result: `text` over frames 0-99. */
+function open(text: string, frames = 100): Decoded {
+  const words = text.split(' ');
+  const ms = (frames * 10) / words.length;
+  return { hypothesis: { text, words: words.map((word, i) => ({ word, startMs: i * ms, endMs: (i + 1) * ms })) }, acousticScore: -1000, frames: 100 };
+}
+
+/** One utterance with `expectations` set, heard by open vocabulary as `heard`; what was chosen, and the searches made. */
+function hear(expectations: Expectation[] | undefined, heard: Decoded, answers: { expected: Answer; heard: Answer }) {
+  const { lib, made } = libraryDouble(answers);
+  const search = new ExpectedSearch(lib, {}, undefined, options);
+  search.set(expectations);
+  search.utteranceStarts();
+  search.heard(speech);
+  return { chosen: search.choose(heard).hypothesis, made };
+}
+
+const fiveNineFourSix: Answer = { words: ['five', 'nine', 'four', 'six'].map((word) => ({ word, frames: 20 })), acousticScore: -1500 };
+const openWords: Answer = { words: ['fire', 'and', 'i', 'quote'].map((word) => ({ word, frames: 20 })), acousticScore: -1000 };
+
+describe('the grammar passes with expectations', () => {
+  it("takes the grammar's answer when it fits at most maxAcousticLossPerFrame worse than the open words", () => {
+    // 500 worse over 100 frames: 5 per frame.
+    const { chosen } = hear([{ kind: 'digits' }], open('fire and i quote', 80), { expected: fiveNineFourSix, heard: openWords });
+    expect(chosen).toMatchObject({ text: 'five nine four six', expected: true });
+  });
+
+  it('returns the open words, marked unexpected, when the grammar fits worse than that', () => {
+    const worse = { ...fiveNineFourSix, acousticScore: -1000 - 7.6 * 100 };
+    const { chosen } = hear([{ kind: 'digits' }], open('fire and i quote', 80), { expected: worse, heard: openWords });
+    expect(chosen).toMatchObject({ text: 'fire and i quote', expected: false });
+    const justWithin = { ...fiveNineFourSix, acousticScore: -1000 - 7.5 * 100 };
+    expect(hear([{ kind: 'digits' }], open('fire and i quote', 80), { expected: justWithin, heard: openWords }).chosen.expected).toBe(true);
+  });
+
+  it("returns the open words when the grammar's words take too little of their time", () => {
+    // "six" alone over 20 frames, against the open words' 80: a long answer explained as a short one.
+    const short = { words: [{ word: 'six', frames: 20 }], acousticScore: -1000 };
+    const { chosen } = hear([{ kind: 'digits' }], open('fire and i quote', 80), { expected: short, heard: openWords });
+    expect(chosen).toMatchObject({ text: 'fire and i quote', expected: false });
+    const enough = { words: [{ word: 'six', frames: 48 }], acousticScore: -1000 };
+    expect(hear([{ kind: 'digits' }], open('fire and i quote', 80), { expected: enough, heard: openWords }).chosen.expected).toBe(true);
+  });
+
+  it("takes the grammar's answer when the open words cannot be aligned, if it covers their own time", () => {
+    const unaligned = { words: [], acousticScore: 0 };
+    const { chosen } = hear([{ kind: 'digits' }], open('fire and i quote', 80), { expected: fiveNineFourSix, heard: unaligned });
+    expect(chosen).toMatchObject({ text: 'five nine four six', expected: true });
+    const short = { words: [{ word: 'six', frames: 20 }], acousticScore: -1000 };
+    expect(hear([{ kind: 'digits' }], open('fire and i quote', 80), { expected: short, heard: unaligned }).chosen.expected).toBe(false);
+  });
+
+  it('takes open words that already are an expected answer without decoding again', () => {
+    const { chosen, made } = hear([{ kind: 'digits' }], open('five nine'), { expected: fiveNineFourSix, heard: openWords });
+    expect(chosen).toMatchObject({ text: 'five nine', expected: true });
+    expect(made).toEqual([]);
+  });
+
+  it('keeps a lone no heard by open vocabulary when the expectations do not take it', () => {
+    const oh = { words: [{ word: 'oh', frames: 60 }], acousticScore: -1000 };
+    const { chosen, made } = hear([{ kind: 'digits' }], open('no'), { expected: oh, heard: oh });
+    expect(chosen).toMatchObject({ text: 'no', expected: false });
+    expect(made).toEqual([]);
+  });
+
+  it('returns the open words as they are without expectations, and unexpected when the grammar finds nothing', () => {
+    expect(hear(undefined, open('fire'), { expected: fiveNineFourSix, heard: openWords }).chosen).toEqual(open('fire').hypothesis);
+    const nothing = { words: [], acousticScore: 0 };
+    expect(hear([{ kind: 'digits' }], open('fire'), { expected: nothing, heard: openWords }).chosen).toMatchObject({ text: 'fire', expected: false });
+  });
+
+  it("decodes both passes with the digits' insertion penalty when digits are expected", () => {
+    const { made } = hear([{ kind: 'yes-no' }, { kind: 'digits' }], open('fire and i quote', 80), { expected: fiveNineFourSix, heard: openWords });
+    expect(made.map((m) => [m.name, m.wordInsertionPenalty])).toEqual([
+      ['expected', 0.02],
+      ['heard', 0.02],
+    ]);
+    expect(made[1]!.jsgf).toContain('= fire and i quote;');
+  });
+
+  it("keeps the decoder's own penalty in both passes for other expectations", () => {
+    const stop = { words: [{ word: 'stop', frames: 60 }], acousticScore: -1000 };
+    const { made } = hear([{ kind: 'choice', options: ['go', 'stop'] }], open('stalling', 60), { expected: stop, heard: openWords });
+    expect(made.map((m) => [m.name, m.wordInsertionPenalty])).toEqual([
+      ['expected', undefined],
+      ['heard', undefined],
+    ]);
+  });
+
+  it('makes a search again when only its insertion penalty changes, and not when nothing does', () => {
+    const { lib, made } = libraryDouble({ expected: fiveNineFourSix, heard: openWords });
+    const search = new ExpectedSearch(lib, {}, undefined, options);
+    const choice: Expectation = { kind: 'choice', options: ['five', 'six'] };
+    for (const expectations of [[choice], [choice, { kind: 'digits' }], [choice, { kind: 'digits' }]] as Expectation[][]) {
+      search.set(expectations);
+      search.utteranceStarts();
+      search.heard(speech);
+      search.choose(open('fire and i quote', 80));
+    }
+    // The open words' alignment is the same grammar each time.
+    expect(made.filter((m) => m.name === 'heard').map((m) => m.wordInsertionPenalty)).toEqual([undefined, 0.02]);
+  });
+});
