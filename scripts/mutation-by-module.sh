@@ -30,7 +30,7 @@ declare -A mutate=(
   [llm-messages]=plugins/openai/chat-messages.ts
   [telephone-band]=src/agent/stt/call-band.ts,src/agent/stt/segment-service-stt.ts
   [band-watch]=src/engines/pocketsphinx/band-watch.ts,src/engines/pocketsphinx/utterance-band.ts,src/audio/low-pass.ts
-  [expected-search]=src/engines/pocketsphinx/expected-search.ts
+  [expected-search]=src/engines/pocketsphinx/expected-search.ts,src/engines/pocketsphinx/grammar.ts,plugins/scripted/digit-strings.ts
 )
 agent_doubles=test/agent-barge-in.test.ts,test/agent-interruption.test.ts,test/agent-call-timers.test.ts,test/agent-virtual-clock.test.ts,test/agent-modes.test.ts,test/agent-llm-turns.test.ts,test/agent-speech-fallback.test.ts,test/agent-reply-tools.test.ts,test/listening-expectations.test.ts
 declare -A tests=(
@@ -56,7 +56,7 @@ declare -A tests=(
   [llm-messages]=test/plugin-openai.test.ts,test/agent-reply-tools.test.ts
   [telephone-band]=test/agent-asr-per-call.test.ts,test/agent-service-stt.test.ts,test/agent-service-stt-trace.test.ts
   [band-watch]=test/engines-band-watch.test.ts,test/audio-low-pass.test.ts
-  [expected-search]=test/engines-expected-search.test.ts
+  [expected-search]=test/engines-expected-search.test.ts,test/listening-expectations.test.ts
 )
 # Extra Stryker options of a group. The codecs build their encode tables once, on first use: with per-test
 # coverage only the test that happened to build the table counted as covering the encoders, so their mutants

@@ -9,7 +9,13 @@ import type { PocketSphinxLibrary, Segment } from '../src/engines/pocketsphinx/d
 import type { Decoded } from '../src/engines/pocketsphinx/decoded.js';
 import { ExpectedSearch, type ExpectedSearchOptions } from '../src/engines/pocketsphinx/expected-search.js';
 
-const options: ExpectedSearchOptions = { maxAcousticLossPerFrame: 7.5, minSpeechCoverage: 0.6, digitsWordInsertionPenalty: 0.02 };
+const options: ExpectedSearchOptions = {
+  maxAcousticLossPerFrame: 7.5,
+  minSpeechCoverage: 0.6,
+  maxUncoveredSpeechMs: 300,
+  digitsWordInsertionPenalty: 0.02,
+  digitsDecoys: ['oh'],
+};
 
 interface MadeSearch {
   name: string;
@@ -101,6 +107,43 @@ describe('the grammar passes with expectations', () => {
     expect(chosen).toMatchObject({ text: 'fire and i quote', expected: false });
     const enough = { words: [{ word: 'six', frames: 48 }], acousticScore: -1000 };
     expect(hear([{ kind: 'digits' }], open('fire and i quote', 80), { expected: enough, heard: openWords }).chosen.expected).toBe(true);
+  });
+
+  it('takes an answer that covers too little of the open words if what it leaves is shorter than maxUncoveredSpeechMs', () => {
+    // "ah but" over 400 ms: "up" over 180 ms leaves 220 ms (less than a word); over 90 ms it leaves 310.
+    const command: Expectation[] = [{ kind: 'choice', options: ['up', 'down'] }];
+    const ahBut: Answer = { words: ['ah', 'but'].map((word) => ({ word, frames: 20 })), acousticScore: -1000 };
+    const up = (frames: number): Answer => ({ words: [{ word: 'up', frames }], acousticScore: -1000 });
+    expect(hear(command, open('ah but', 40), { expected: up(18), heard: ahBut }).chosen).toMatchObject({ text: 'up', expected: true });
+    expect(hear(command, open('ah but', 40), { expected: up(9), heard: ahBut }).chosen).toMatchObject({ text: 'ah but', expected: false });
+    expect(hear(command, open('ah but', 40), { expected: up(10), heard: ahBut }).chosen.expected).toBe(true);
+  });
+
+  it('returns the open words when the grammar search explains the speech as a decoy, and searches with the decoys', () => {
+    const oh: Answer = { words: [{ word: 'oh', frames: 30 }], acousticScore: -1000 };
+    const { chosen, made } = hear([{ kind: 'digits' }], open('ah but', 40), { expected: oh, heard: oh });
+    expect(chosen).toMatchObject({ text: 'ah but', expected: false });
+    expect(made[0]).toMatchObject({ name: 'expected' });
+    expect(made[0]!.jsgf).toMatch(/public <expected> = <e0> \| <decoy>;[\s\S]*<decoy> = oh;/);
+    // Among other digits "oh" is zero, an expected answer.
+    const fourOh: Answer = { words: ['four', 'oh'].map((word) => ({ word, frames: 20 })), acousticScore: -1000 };
+    expect(hear([{ kind: 'digits' }], open('for a', 40), { expected: fourOh, heard: fourOh }).chosen).toMatchObject({ text: 'four oh', expected: true });
+    // Only words of the dictionary (pocketsphinx rejects a grammar with others).
+    const { lib, made: madeWithout } = libraryDouble({ expected: oh, heard: oh });
+    lib.knowsWord = (_decoder, word) => word !== 'oh';
+    const withoutOh = new ExpectedSearch(lib, {}, undefined, options);
+    withoutOh.set([{ kind: 'digits' }]);
+    withoutOh.utteranceStarts();
+    withoutOh.heard(speech);
+    withoutOh.choose(open('ah but', 40));
+    expect(madeWithout[0]!.jsgf).not.toContain('<decoy>');
+    // Only beside digits: a choice's grammar is searched as it is.
+    const choice = hear([{ kind: 'choice', options: ['go', 'stop'] }], open('ah but', 40), { expected: oh, heard: oh });
+    expect(choice.made[0]!.jsgf).not.toContain('<decoy>');
+    // A decoy the expectations take is an answer.
+    const ohChoice = hear([{ kind: 'digits' }, { kind: 'choice', options: ['oh', 'go'] }], open('ah but', 40), { expected: oh, heard: oh });
+    expect(ohChoice.made[0]!.jsgf).not.toContain('<decoy>');
+    expect(ohChoice.chosen).toMatchObject({ text: 'oh', expected: true });
   });
 
   it("takes the grammar's answer when the open words cannot be aligned, if it covers their own time", () => {

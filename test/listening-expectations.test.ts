@@ -4,7 +4,7 @@ import { CallListening, countDigits } from '../src/agent/listening.js';
 import { VirtualClock } from '../src/pipeline/index.js';
 import { FileTransport } from '../src/transports/file/file-transport.js';
 import { AmplitudeStt, callerTrack, EnergyVad, ToneTts } from './agent-doubles.js';
-import { compileGrammar } from '../src/engines/pocketsphinx/grammar.js';
+import { compileGrammar, withDecoys } from '../src/engines/pocketsphinx/grammar.js';
 import { grammarAccepts } from '../src/engines/pocketsphinx/grammar-match.js';
 import { ScriptedDialogue } from '../plugins/index.js';
 import { loadScript, parseScript } from '../plugins/scripted/script-loader.js';
@@ -19,6 +19,29 @@ describe('expectations compiled to a JSGF grammar', () => {
     expect(grammar).toContain('<e0> = <digit> <digit> [<digit> [<digit>]];');
     expect(grammar).toContain('<e1> = tracking;');
     expect(grammar).not.toContain('zorblax');
+  });
+
+  it('takes "oh" as zero among other digits, never alone', () => {
+    for (const digits of [{}, { maxLength: 1 }, { minLength: 1, maxLength: 3 }]) {
+      const grammar = compileGrammar([{ kind: 'digits', ...digits }], knowsAll)!;
+      expect(grammarAccepts(grammar, 'oh')).toBe(false);
+      expect(grammarAccepts(grammar, 'zero')).toBe(true);
+      expect(grammarAccepts(grammar, 'nine')).toBe(true);
+      expect(grammarAccepts(grammar, 'four oh')).toBe(digits.maxLength !== 1);
+    }
+    expect(grammarAccepts(compileGrammar([{ kind: 'digits', maxLength: 3 }], knowsAll)!, 'four oh one two')).toBe(false);
+  });
+
+  it('searches with decoys beside the expected answers, leaving out those the grammar takes', () => {
+    const grammar = compileGrammar([{ kind: 'digits' }, { kind: 'choice', options: ['go', 'stop'] }], knowsAll)!;
+    const search = withDecoys(grammar, ['oh', 'go', 'no']);
+    expect([...search.decoys]).toEqual(['oh', 'no']);
+    expect(search.jsgf).toContain('public <expected> = <e0> | <e1> | <decoy>;');
+    expect(grammarAccepts(search.jsgf, 'no')).toBe(true);
+    expect(grammarAccepts(search.jsgf, 'four oh')).toBe(true);
+    // A decoy is a whole answer of its own, not a word within another.
+    expect(grammarAccepts(search.jsgf, 'four no')).toBe(false);
+    expect(withDecoys(compileGrammar([{ kind: 'yes-no' }], knowsAll)!, ['no'])).toEqual({ jsgf: compileGrammar([{ kind: 'yes-no' }], knowsAll), decoys: new Set() });
   });
 
   it('makes no grammar of open vocabulary or of phrases it cannot spell', () => {
@@ -163,6 +186,15 @@ states:
     expect(extractSlot(tokenize('four'), { type: 'digits' }, true)).toBe('4');
     expect(extractSlot(tokenize('four'), { type: 'digits' }, false)).toBeUndefined();
     expect(extractSlot(tokenize('four one'), { type: 'digits' }, false)).toBe('41');
+    // "oh" is zero among digits; alone, the interjection.
+    expect(extractSlot(tokenize('oh'), { type: 'digits' }, true)).toBeUndefined();
+    expect(extractSlot(tokenize('oh i see'), { type: 'digits' }, true)).toBeUndefined();
+    expect(extractSlot(tokenize('well oh'), { type: 'digits' }, true)).toBeUndefined();
+    expect(extractSlot(tokenize('o'), { type: 'digits' }, true)).toBeUndefined();
+    expect(extractSlot(tokenize('zero'), { type: 'digits' }, true)).toBe('0');
+    expect(extractSlot(tokenize('oh four'), { type: 'digits' }, true)).toBe('04');
+    expect(extractSlot(tokenize('four oh'), { type: 'digits' }, true)).toBe('40');
+    expect(extractSlot(tokenize('four one then two'), { type: 'digits' }, true)).toBe('41');
   });
 });
 

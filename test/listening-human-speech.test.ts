@@ -43,10 +43,12 @@ describe('pocketsphinx with expectations, on real voices', () => {
   }, 60_000);
 
   it('decodes telephone audio from the telephone mean when told it is telephone audio (telephoneBand)', async () => {
-    const telephone = await throughTelephoneChannel(clip('dev_05.wav'));
-    const expectations = [{ kind: 'choice' as const, options: ['go', 'stop', 'up', 'down', 'left', 'right', 'on', 'off'] }];
-    expect((await engine.transcribe(telephone, { expectations })).text).not.toBe('up');
-    expect(await engine.transcribe(telephone, { expectations, telephoneBand: true })).toMatchObject({ text: 'up', expected: true });
+    // On an engine that does not look at the band itself. (dev_05's "up", this test's clip until session 12, is
+    // now heard as "up" in the wide band too: the grammar's answer may leave its "p" uncovered.)
+    const telephone = await throughTelephoneChannel(clip('dev_11.wav'));
+    const expectations = [{ kind: 'digits' as const }];
+    expect((await bandBlind.transcribe(telephone, { expectations })).text).not.toBe('five nine four six');
+    expect(await bandBlind.transcribe(telephone, { expectations, telephoneBand: true })).toMatchObject({ text: 'five nine four six', expected: true });
   }, 60_000);
 
   it('hears answers under faint line noise as over digital silence: the quiet is gated out of the grammar passes', async () => {
@@ -110,6 +112,14 @@ describe('pocketsphinx with expectations, on real voices', () => {
     for (const expectations of [[{ kind: 'digits' as const }], [{ kind: 'choice' as const, options: ['go', 'stop', 'up'] }]]) {
       expect(await engine.transcribe(clip('dev_02.wav'), { expectations })).toMatchObject({ text: 'no', expected: false });
     }
+  }, 60_000);
+
+  it('takes no lone "oh" for digits: a "no" and an "up" under line noise are no digits', async () => {
+    // Streamed under -85 dBFS of line noise, open vocabulary hears them as "oh" and "ah but"; without the decoy
+    // "oh" beside the digits the grammar passes took them as "oh oh" and "oh five".
+    const digits = [{ kind: 'digits' as const }];
+    expect(await streamed(withLineNoise(clip('dev_02.wav'), -85, 0), digits)).toMatchObject({ text: 'oh', expected: false });
+    expect(await streamed(withLineNoise(clip('dev_05.wav'), -85, 0), digits)).toMatchObject({ expected: false });
   }, 60_000);
 });
 

@@ -12,14 +12,20 @@ function digitsOf(token: string, allowHomophones: boolean): string | undefined {
   return homophone !== undefined && homophone < 10 ? String(homophone) : undefined;
 }
 
-/** The longest run of digits read one by one in `tokens` ("four one nine two" → "4192"), if any. */
+/** Zero said as a letter: a digit among other digits, the interjection when said alone. */
+const zeroAsLetter = new Set(['oh', 'o']);
+
+/** The longest run of digits read one by one in `tokens` ("four one nine two" → "4192"), if any; not a lone "oh". */
 export function longestDigitRun(tokens: readonly string[], allowHomophones: boolean): string | undefined {
   let best = '';
   let run = '';
+  let words = 0;
   for (const token of tokens) {
     const digits = digitsOf(token, allowHomophones);
     run = digits === undefined ? '' : run + digits;
-    if (run.length > best.length) best = run;
+    words = digits === undefined ? 0 : words + 1;
+    const loneOh = words === 1 && zeroAsLetter.has(token);
+    if (!loneOh && run.length > best.length) best = run;
   }
   return best || undefined;
 }

@@ -1,4 +1,5 @@
 import { noAnswers, yesAnswers, type Expectation } from '../../agent/expectations.js';
+import { grammarAccepts } from './grammar-match.js';
 
 /**
  * Expectations compiled to one JSGF grammar for pocketsphinx: each expectation becomes a rule, the public
@@ -16,6 +17,18 @@ export function compileGrammar(expectations: readonly Expectation[], knows: (wor
   });
   if (names.length === 0) return undefined;
   return ['#JSGF V1.0;', 'grammar expected;', `public <expected> = ${names.join(' | ')};`, ...shared, ...rules].join('\n');
+}
+
+/**
+ * The grammar a search decodes with: the expectations' grammar and, beside it, `decoys`: words a caller says
+ * that answer none of the expectations and are near expected answers acoustically ("oh" beside "no"). Speech
+ * the search explains as a decoy is no expected answer. Decoys the grammar takes are left out.
+ */
+export function withDecoys(jsgf: string, decoys: readonly string[]): { jsgf: string; decoys: ReadonlySet<string> } {
+  const kept = new Set(decoys.filter((word) => !grammarAccepts(jsgf, word)));
+  if (kept.size === 0) return { jsgf, decoys: kept };
+  const lines = jsgf.split('\n').map((line) => (line.startsWith('public <expected> = ') ? line.replace(/;$/, ' | <decoy>;') : line));
+  return { jsgf: [...lines, `<decoy> = ${[...kept].join(' | ')};`].join('\n'), decoys: kept };
 }
 
 const digitWords = 'zero | oh | one | two | three | four | five | six | seven | eight | nine';
@@ -45,7 +58,7 @@ function ruleBody(expectation: Expectation, knows: (word: string) => boolean): s
     case 'yes-no':
       return alternatives([...yesAnswers, ...noAnswers], knows);
     case 'digits':
-      return repeat('<digit>', expectation.minLength ?? 1, expectation.maxLength);
+      return digitRun(expectation.minLength ?? 1, expectation.maxLength);
     case 'number':
       return (expectation.max ?? Infinity) < 100 ? '<below100>' : '<below1000> | <below1000> thousand [[and] <below1000>]';
     case 'time':
@@ -63,6 +76,16 @@ function ruleBody(expectation: Expectation, knows: (word: string) => boolean): s
     case 'name':
       return alternatives(expectation.names, knows);
   }
+}
+
+/**
+ * Digits said one by one, `min` to `max` of them. A lone "oh" is no answer of one digit: said alone it is the
+ * interjection (a backchannel, src/agent/options.ts), and it is the digit word nearest to "no" and "go"; zero said
+ * as "oh" comes among other digits.
+ */
+function digitRun(min: number, max: number | undefined): string {
+  if (min > 1) return repeat('<digit>', min, max);
+  return max === 1 ? 'zero | <unit>' : `zero | <unit> | ${repeat('<digit>', 2, max)}`;
 }
 
 /** `rule` said `min` to `max` times (unbounded without `max`), as nested optionals JSGF understands. */
