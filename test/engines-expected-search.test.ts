@@ -45,7 +45,7 @@ function libraryDouble(answers: { expected: Answer; heard: Answer }) {
     return list;
   };
   const lib = {
-    knowsWord: () => true,
+    knowsWord: (_decoder: unknown, _word: string) => true,
     setGrammar: (_decoder: unknown, name: string, jsgf: string, wordInsertionPenalty?: number) => {
       made.push({ name, jsgf, wordInsertionPenalty });
       return true;
@@ -72,9 +72,13 @@ function open(text: string, frames = 100): Decoded {
   return { hypothesis: { text, words: words.map((word, i) => ({ word, startMs: i * ms, endMs: (i + 1) * ms })) }, acousticScore: -1000, frames: 100 };
 }
 
-/** One utterance with `expectations` set, heard by open vocabulary as `heard`; what was chosen, and the searches made. */
-function hear(expectations: Expectation[] | undefined, heard: Decoded, answers: { expected: Answer; heard: Answer }) {
+/**
+ * One utterance with `expectations` set, heard by open vocabulary as `heard`; what was chosen, and the searches made.
+ * `knows`: the words the dictionary has (all by default).
+ */
+function hear(expectations: Expectation[] | undefined, heard: Decoded, answers: { expected: Answer; heard: Answer }, knows = (_word: string) => true) {
   const { lib, made } = libraryDouble(answers);
+  lib.knowsWord = (_decoder, word) => knows(word);
   const search = new ExpectedSearch(lib, {}, undefined, options);
   search.set(expectations);
   search.utteranceStarts();
@@ -129,14 +133,8 @@ describe('the grammar passes with expectations', () => {
     const fourOh: Answer = { words: ['four', 'oh'].map((word) => ({ word, frames: 20 })), acousticScore: -1000 };
     expect(hear([{ kind: 'digits' }], open('for a', 40), { expected: fourOh, heard: fourOh }).chosen).toMatchObject({ text: 'four oh', expected: true });
     // Only words of the dictionary (pocketsphinx rejects a grammar with others).
-    const { lib, made: madeWithout } = libraryDouble({ expected: oh, heard: oh });
-    lib.knowsWord = (_decoder, word) => word !== 'oh';
-    const withoutOh = new ExpectedSearch(lib, {}, undefined, options);
-    withoutOh.set([{ kind: 'digits' }]);
-    withoutOh.utteranceStarts();
-    withoutOh.heard(speech);
-    withoutOh.choose(open('ah but', 40));
-    expect(madeWithout[0]!.jsgf).not.toContain('<decoy>');
+    const withoutOh = hear([{ kind: 'digits' }], open('ah but', 40), { expected: oh, heard: oh }, (word) => word !== 'oh');
+    expect(withoutOh.made[0]!.jsgf).not.toContain('<decoy>');
     // Only beside digits: a choice's grammar is searched as it is.
     const choice = hear([{ kind: 'choice', options: ['go', 'stop'] }], open('ah but', 40), { expected: oh, heard: oh });
     expect(choice.made[0]!.jsgf).not.toContain('<decoy>');
