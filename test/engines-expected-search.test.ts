@@ -29,10 +29,28 @@ interface Answer {
   acousticScore: number;
 }
 
-/** The `expected` search (the grammar's) and the `heard` one (the open words' alignment) answer as told. */
-function libraryDouble(answers: { expected: Answer; heard: Answer }) {
+/**
+ * What each search answers: `expected` (the grammar's), `heard` (an alignment: one answer, or one per aligned
+ * text) and `default` (the language model's, heard again as the grammar passes hear the audio).
+ */
+interface Answers {
+  expected: Answer;
+  heard: Answer | Record<string, Answer>;
+  default?: Answer;
+}
+
+/** The searches answer as told. */
+function libraryDouble(answers: Answers) {
   const made: MadeSearch[] = [];
   let active = 'default';
+  const answerOf = (name: string): Answer => {
+    if (name === 'expected') return answers.expected;
+    if (name === 'default') return answers.default ?? { words: [], acousticScore: 0 };
+    const { heard } = answers;
+    if (Array.isArray(heard.words)) return heard as Answer;
+    const text = made.findLast((m) => m.name === 'heard')!.jsgf.match(/= (.*);$/)![1]!;
+    return (heard as Record<string, Answer>)[text] ?? { words: [], acousticScore: 0 };
+  };
   const segmentsOf = ({ words, acousticScore }: Answer): Segment[] => {
     if (words.length === 0) return [];
     const list: Segment[] = [];
@@ -57,8 +75,8 @@ function libraryDouble(answers: { expected: Answer; heard: Answer }) {
     startUtterance: () => 0,
     processRaw: () => 0,
     endUtterance: () => 0,
-    segments: () => segmentsOf(answers[active as 'expected' | 'heard']),
-    hypothesis: () => answers[active as 'expected' | 'heard'].words.map((w) => w.word).join(' '),
+    segments: () => segmentsOf(answerOf(active)),
+    hypothesis: () => answerOf(active).words.map((w) => w.word).join(' '),
   } as unknown as PocketSphinxLibrary;
   return { lib, made };
 }
@@ -76,7 +94,7 @@ function open(text: string, frames = 100): Decoded {
  * One utterance with `expectations` set, heard by open vocabulary as `heard`; what was chosen, and the searches made.
  * `knows`: the words the dictionary has (all by default).
  */
-function hear(expectations: Expectation[] | undefined, heard: Decoded, answers: { expected: Answer; heard: Answer }, knows = (_word: string) => true) {
+function hear(expectations: Expectation[] | undefined, heard: Decoded, answers: Answers, knows = (_word: string) => true) {
   const { lib, made } = libraryDouble(answers);
   lib.knowsWord = (_decoder, word) => knows(word);
   const search = new ExpectedSearch(lib, {}, undefined, options);
@@ -144,12 +162,36 @@ describe('the grammar passes with expectations', () => {
     expect(ohChoice.chosen).toMatchObject({ text: 'oh', expected: true });
   });
 
-  it("takes the grammar's answer when the open words cannot be aligned, if it covers their own time", () => {
-    const unaligned = { words: [], acousticScore: 0 };
-    const { chosen } = hear([{ kind: 'digits' }], open('fire and i quote', 80), { expected: fiveNineFourSix, heard: unaligned });
-    expect(chosen).toMatchObject({ text: 'five nine four six', expected: true });
-    const short = { words: [{ word: 'six', frames: 20 }], acousticScore: -1000 };
-    expect(hear([{ kind: 'digits' }], open('fire and i quote', 80), { expected: short, heard: unaligned }).chosen.expected).toBe(false);
+  it('aligns the words the language model hears in the grammar passes\' audio when the live words cannot be aligned', () => {
+    // Live: "fire and i quote staff", the noise heard as "staff" gated to zeros for the grammar passes.
+    const live = open('fire and i quote staff', 80);
+    const worse = { ...fiveNineFourSix, acousticScore: -1000 - 7.6 * 100 };
+    const { chosen, made } = hear([{ kind: 'digits' }], live, { expected: worse, heard: { 'fire and i quote': openWords }, default: openWords });
+    expect(chosen).toMatchObject({ text: 'fire and i quote staff', expected: false });
+    expect(made.filter((m) => m.name === 'heard').map((m) => m.jsgf.match(/= (.*);$/)![1])).toEqual(['fire and i quote staff', 'fire and i quote']);
+    // The language model's search is the decoder's own, used as it is.
+    expect(made.map((m) => m.name)).not.toContain('default');
+    const within = { ...fiveNineFourSix, acousticScore: -1000 - 7.4 * 100 };
+    expect(hear([{ kind: 'digits' }], live, { expected: within, heard: { 'fire and i quote': openWords }, default: openWords }).chosen).toMatchObject({ text: 'five nine four six', expected: true });
+  });
+
+  it('takes what the language model hears in the grammar passes\' audio when it is an expected answer', () => {
+    const fiveNine: Answer = { words: ['five', 'nine'].map((word) => ({ word, frames: 20 })), acousticScore: -1000 };
+    const { chosen } = hear([{ kind: 'digits' }], open('five nine staff', 60), { expected: fiveNineFourSix, heard: {}, default: fiveNine });
+    expect(chosen).toMatchObject({ text: 'five nine', expected: true });
+  });
+
+  it('returns the live words when the language model hears nothing in the grammar passes\' audio', () => {
+    const { chosen } = hear([{ kind: 'digits' }], open('fire and i quote', 80), { expected: fiveNineFourSix, heard: {} });
+    expect(chosen).toMatchObject({ text: 'fire and i quote', expected: false });
+  });
+
+  it("takes the grammar's answer when neither the live words nor the relistened ones can be aligned, if it covers the relistened words' time", () => {
+    // Live: five words over 1 s; relistened: four over 800 ms. "six" over 500 ms covers 62 % of these, 50 % of those.
+    const live = open('fire and i quote staff', 100);
+    const six = (frames: number): Answer => ({ words: [{ word: 'six', frames }], acousticScore: -1000 });
+    expect(hear([{ kind: 'digits' }], live, { expected: six(50), heard: {}, default: openWords }).chosen).toMatchObject({ text: 'six', expected: true });
+    expect(hear([{ kind: 'digits' }], live, { expected: six(40), heard: {}, default: openWords }).chosen).toMatchObject({ text: 'fire and i quote staff', expected: false });
   });
 
   it('takes open words that already are an expected answer without decoding again', () => {

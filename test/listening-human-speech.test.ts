@@ -75,6 +75,16 @@ describe('pocketsphinx with expectations, on real voices', () => {
     expect(heard.text).toMatch(/^(two|three) one five eight$/);
   }, 60_000);
 
+  it('takes no answer the live words cannot be aligned to when the language model hears other words in the gated audio', async () => {
+    // Under -60 dBFS of line noise the live search hears noise as words ("seven of clubs staff"), which no path
+    // of the alignment search fits once the gate has set that noise to zeros; the grammar's answer used to be
+    // taken then ("seven eight four six" as digits, the sentence as a run of thirty card names).
+    const cards = readPcmWav('test/fixtures/human-cmu/cards_003.wav').samples;
+    expect(await streamed(withLineNoise(cards, -60, 2000), [{ kind: 'digits' }])).toMatchObject({ expected: false });
+    expect(await streamed(withLineNoise(cards, -60, 2000), cardExpectations)).toMatchObject({ text: 'seven of clubs', expected: true });
+    expect(await streamed(withLineNoise(clip('dev_15.wav'), -60, 0), cardExpectations)).toMatchObject({ expected: false });
+  }, 60_000);
+
   it('hears four digits said with pauses as four digits, with no digit heard in a pause', async () => {
     // With the decoder's word insertion penalty in the grammar passes (-wip 0.65) these were "five two nine four
     // six" and, under -85 dBFS of line noise, "five two nine four two eight".

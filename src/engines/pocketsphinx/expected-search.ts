@@ -69,6 +69,8 @@ const bareYesNo = new Set(['yes', 'yeah', 'yep', 'no', 'nope']);
 
 const expectedSearch = 'expected';
 const openSearch = 'heard';
+/** The decoder's own search, with the language model. */
+const languageModelSearch = 'default';
 /** sphinxbase's CMN_BATCH. */
 const batchCmn = 1;
 
@@ -151,35 +153,52 @@ export class ExpectedSearch {
       const { search, wordInsertionPenalty } = this.grammar;
       const expected = this.decode(expectedSearch, search.jsgf, wordInsertionPenalty, audio);
       if (!expected.hypothesis.text || search.decoys.has(expected.hypothesis.text)) return rejected;
-      // The language model's words aligned to the same audio by the same kind of search, so that the two
-      // acoustic scores compare like with like.
-      const aligned = this.decode(openSearch, alignmentGrammar(open.hypothesis.text), wordInsertionPenalty, audio);
-      // No alignment: the open words cannot explain this audio within the search's beams (heard through another
-      // normalisation: a streamed utterance's live mean), so they fit worse than the grammar's path, whatever
-      // the loss; coverage is then measured against the open search's own word times.
+      // The open words aligned to the same audio by the same kind of search, so that the two acoustic scores
+      // compare like with like.
+      const heard = this.alignedOpenWords(open, wordInsertionPenalty, audio);
+      if (heard === 'nothing') return rejected;
+      if ('answer' in heard) return { ...heard.answer, hypothesis: { ...heard.answer.hypothesis, expected: true } };
+      const { aligned } = heard;
+      // No alignment even so: the open words fit worse than the grammar's path, whatever the loss; coverage is
+      // then measured against the open search's own word times.
       const unaligned = aligned.frames === 0;
       const lossPerFrame = unaligned ? 0 : (aligned.acousticScore - expected.acousticScore) / Math.max(1, expected.frames);
-      const reference = speechMs(unaligned ? open : aligned);
+      const reference = speechMs(unaligned ? heard.open : aligned);
       const covered = speechMs(expected);
       const leavesSpeech = covered < this.options.minSpeechCoverage * reference && reference - covered > this.options.maxUncoveredSpeechMs;
       if (lossPerFrame > this.options.maxAcousticLossPerFrame || leavesSpeech) return rejected;
       return { ...expected, hypothesis: { ...expected.hypothesis, expected: true } };
     } finally {
-      this.lib.useSearch(this.handle, 'default');
+      this.lib.useSearch(this.handle, languageModelSearch);
       if (endMean) this.cepstralMean!.restoreSnapshot(endMean);
     }
   }
 
   /**
-   * Decodes `audio` with a grammar search as one whole utterance, normalised by its own cepstral mean
+   * The open words aligned to `audio` as the grammar passes hear it. The live words may not align: heard through
+   * the line's noise and the live mean, they can name sound the gate has set to zeros ("seven of clubs staff"
+   * under -60 dBFS of noise). The language model then hears `audio` as the grammar passes do, and its words are
+   * aligned instead; when they are already an expected answer, they are the `answer`.
+   */
+  private alignedOpenWords(open: Decoded, wordInsertionPenalty: number | undefined, audio: Int16Array): { open: Decoded; aligned: Decoded } | { answer: Decoded } | 'nothing' {
+    const aligned = this.decode(openSearch, alignmentGrammar(open.hypothesis.text), wordInsertionPenalty, audio);
+    if (aligned.frames > 0) return { open, aligned };
+    const relistened = this.decode(languageModelSearch, undefined, undefined, audio);
+    if (!relistened.hypothesis.text) return 'nothing';
+    if (grammarAccepts(this.grammar!.jsgf, relistened.hypothesis.text)) return { answer: relistened };
+    return { open: relistened, aligned: this.decode(openSearch, alignmentGrammar(relistened.hypothesis.text), wordInsertionPenalty, audio) };
+  }
+
+  /**
+   * Decodes `audio` with a search (a grammar search made from `jsgf`, or the language model's) as one whole utterance, normalised by its own cepstral mean
    * (batch CMN): a short answer early in a call would otherwise be heard through a mean not yet adapted
    * to the caller's line.
    */
-  private decode(name: string, jsgf: string, wordInsertionPenalty: number | undefined, audio: Int16Array): Decoded {
+  private decode(name: string, jsgf: string | undefined, wordInsertionPenalty: number | undefined, audio: Int16Array): Decoded {
     const now = this.cepstralMean?.snapshot();
     if (now) this.cepstralMean!.restoreSnapshot({ ...now, mode: batchCmn });
     const made = `${wordInsertionPenalty}\n${jsgf}`;
-    if (this.installed.get(name) !== made) {
+    if (jsgf !== undefined && this.installed.get(name) !== made) {
       if (!this.lib.setGrammar(this.handle, name, jsgf, wordInsertionPenalty)) throw new Error(`pocketsphinx rejected the grammar: ${jsgf}`);
       this.installed.set(name, made);
     }
