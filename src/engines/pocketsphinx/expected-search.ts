@@ -160,7 +160,7 @@ export class ExpectedSearch {
       if ('answer' in heard) return { ...heard.answer, hypothesis: { ...heard.answer.hypothesis, expected: true } };
       const { aligned } = heard;
       // No alignment even so: the open words fit worse than the grammar's path, whatever the loss; coverage is
-      // then measured against the open search's own word times.
+      // then measured against their own word times.
       const unaligned = aligned.frames === 0;
       const lossPerFrame = unaligned ? 0 : (aligned.acousticScore - expected.acousticScore) / Math.max(1, expected.frames);
       const reference = speechMs(unaligned ? heard.open : aligned);
@@ -190,9 +190,9 @@ export class ExpectedSearch {
   }
 
   /**
-   * Decodes `audio` with a search (a grammar search made from `jsgf`, or the language model's) as one whole utterance, normalised by its own cepstral mean
-   * (batch CMN): a short answer early in a call would otherwise be heard through a mean not yet adapted
-   * to the caller's line.
+   * Decodes `audio` as one whole utterance with a search (a grammar search made from `jsgf`, or the language
+   * model's), normalised by its own cepstral mean (batch CMN): a short answer early in a call would otherwise be
+   * heard through a mean not yet adapted to the caller's line.
    */
   private decode(name: string, jsgf: string | undefined, wordInsertionPenalty: number | undefined, audio: Int16Array): Decoded {
     const now = this.cepstralMean?.snapshot();
