@@ -137,27 +137,27 @@ export class ExpectedSearch {
   /** `open` (the language model's result) or the grammar's, whichever fits the utterance's audio better. */
   choose(open: Decoded): Decoded {
     if (!this.grammar || this.audio.length === 0) return open;
-    // Both passes hear the quiet gated to zeros, so that line noise stays out of their cepstral mean.
-    const audio = gateSilence(this.utteranceAudio());
-    const rejected = { ...open, hypothesis: { ...open.hypothesis, expected: false } };
+    const rejected = marked(open, false);
     if (!open.hypothesis.text) return rejected;
     // Already an expected answer: decoding again could only confirm it, and would cost a third of the decode.
-    if (grammarAccepts(this.grammar.jsgf, open.hypothesis.text)) return { ...open, hypothesis: { ...open.hypothesis, expected: true } };
+    if (grammarAccepts(this.grammar.jsgf, open.hypothesis.text)) return marked(open, true);
     // A lone yes or no, heard as such by open vocabulary, is the caller's answer even when the question wanted
     // something else ("no" beside "go" or "oh"): short, frequent words, so close to others acoustically that
     // the grammar's nearest answer would fit them about as well. (On the tuning fold no expected answer is
     // heard as one; folds.json.)
     if (bareYesNo.has(open.hypothesis.text.trim())) return rejected;
+    // Both passes hear the quiet gated to zeros, so that line noise stays out of their cepstral mean.
+    const audio = gateSilence(this.utteranceAudio());
     const endMean = this.cepstralMean?.snapshot();
     try {
-      const { search, wordInsertionPenalty } = this.grammar;
+      const { jsgf, search, wordInsertionPenalty } = this.grammar;
       const expected = this.decode(expectedSearch, search.jsgf, wordInsertionPenalty, audio);
       if (!expected.hypothesis.text || search.decoys.has(expected.hypothesis.text)) return rejected;
       // The open words aligned to the same audio by the same kind of search, so that the two acoustic scores
       // compare like with like.
-      const heard = this.alignedOpenWords(open, wordInsertionPenalty, audio);
+      const heard = this.alignedOpenWords(open, jsgf, wordInsertionPenalty, audio);
       if (heard === 'nothing') return rejected;
-      if ('answer' in heard) return { ...heard.answer, hypothesis: { ...heard.answer.hypothesis, expected: true } };
+      if ('answer' in heard) return marked(heard.answer, true);
       const { aligned } = heard;
       // No alignment even so: the open words fit worse than the grammar's path, whatever the loss; coverage is
       // then measured against their own word times.
@@ -167,7 +167,7 @@ export class ExpectedSearch {
       const covered = speechMs(expected);
       const leavesSpeech = covered < this.options.minSpeechCoverage * reference && reference - covered > this.options.maxUncoveredSpeechMs;
       if (lossPerFrame > this.options.maxAcousticLossPerFrame || leavesSpeech) return rejected;
-      return { ...expected, hypothesis: { ...expected.hypothesis, expected: true } };
+      return marked(expected, true);
     } finally {
       this.lib.useSearch(this.handle, languageModelSearch);
       if (endMean) this.cepstralMean!.restoreSnapshot(endMean);
@@ -178,14 +178,14 @@ export class ExpectedSearch {
    * The open words aligned to `audio` as the grammar passes hear it. The live words may not align: heard through
    * the line's noise and the live mean, they can name sound the gate has set to zeros ("seven of clubs staff"
    * under -60 dBFS of noise). The language model then hears `audio` as the grammar passes do, and its words are
-   * aligned instead; when they are already an expected answer, they are the `answer`.
+   * aligned instead; when they are already an answer of `jsgf`, they are the `answer`.
    */
-  private alignedOpenWords(open: Decoded, wordInsertionPenalty: number | undefined, audio: Int16Array): { open: Decoded; aligned: Decoded } | { answer: Decoded } | 'nothing' {
+  private alignedOpenWords(open: Decoded, jsgf: string, wordInsertionPenalty: number | undefined, audio: Int16Array): { open: Decoded; aligned: Decoded } | { answer: Decoded } | 'nothing' {
     const aligned = this.decode(openSearch, alignmentGrammar(open.hypothesis.text), wordInsertionPenalty, audio);
     if (aligned.frames > 0) return { open, aligned };
     const relistened = this.decode(languageModelSearch, undefined, undefined, audio);
     if (!relistened.hypothesis.text) return 'nothing';
-    if (grammarAccepts(this.grammar!.jsgf, relistened.hypothesis.text)) return { answer: relistened };
+    if (grammarAccepts(jsgf, relistened.hypothesis.text)) return { answer: relistened };
     return { open: relistened, aligned: this.decode(openSearch, alignmentGrammar(relistened.hypothesis.text), wordInsertionPenalty, audio) };
   }
 
@@ -218,6 +218,11 @@ interface ExpectedGrammar {
   jsgf: string;
   search: { jsgf: string; decoys: ReadonlySet<string> };
   wordInsertionPenalty: number | undefined;
+}
+
+/** `decoded`, its hypothesis marked as an expected answer or not. */
+function marked(decoded: Decoded, expected: boolean): Decoded {
+  return { ...decoded, hypothesis: { ...decoded.hypothesis, expected } };
 }
 
 /** Milliseconds of the utterance taken by words (not silence or noise). */
