@@ -3,7 +3,7 @@
  * transform on stereo pairs instead of transcribed speech, and prints its streams as JSON in the shape of
  * src/engines/pocketsphinx/telephone-transform.ts (scripts/fit-telephone-transform.ts makes the one in use).
  * Needs Debian's sphinxbase-utils (sphinx_fe) and pocketsphinx-testdata.
- * Run: npx tsx scripts/fit-telephone-transform-stereo.ts [work directory, default a new temporary one]
+ * Run: npx tsx scripts/fit-telephone-transform-stereo.ts [work directory, default a new temporary one] [--variance-scales]
  *
  * Stereo pairs: every recording is heard twice, as recorded (the band the model was trained on) and through
  * the telephone channel bench/listening.ts uses (8 kHz mu-law and back to 16 kHz). Both sides become the
@@ -22,7 +22,9 @@
  * What it did (session 14): as a call hears them through that channel, 8 kHz short answers went from 11/48,
  * 6/32, 10/84 to 0/48, 1/32, 3/84 and held-out sentences from 67 % to 42 % WER; but false accepts rose past 5 %,
  * and telephone recordings (dev_07, dev_09, dev_11) decoded whole or streamed without the agent's VAD were heard
- * worse ("nine" as "nice"), so it was not taken.
+ * worse ("nine" as "nice"), so it was not taken. With --variance-scales it also prints each stream's `scale`,
+ * the variance scales of the MLLR file (telephone-transform.ts writes 1s there today): the closest candidate of
+ * session 14.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -40,7 +42,7 @@ const librivoxClips = ['0870', '0880', '0890', '0920', '0930'].map((n) => `sense
 /** Tuning clips recorded through a telephone: band-watch.ts hears them in the telephone band. */
 const narrowClips = new Set(['dev_06.wav', 'dev_08.wav', 'dev_10.wav', 'dev_11.wav']);
 const sentences = readFileSync(join(import.meta.dirname, 'fit-telephone-transform-stereo-sentences.txt'), 'utf8').trim().split('\n');
-const work = process.argv[2] ?? mkdtempSync(join(tmpdir(), 'shoal-fit-'));
+const work = process.argv.slice(2).find((a) => !a.startsWith('--')) ?? mkdtempSync(join(tmpdir(), 'shoal-fit-'));
 const streamLength = 13;
 const cepstra = 13;
 
@@ -135,6 +137,49 @@ function fit(pairs: Array<{ wide: Float64Array; telephone: Float64Array }>): Str
   });
 }
 
+/** The model's Gaussians' variances (s3 format: [codebook][stream][density][dimension]), per density, 39 each. */
+function modelVariances(): Float64Array[] {
+  const bytes = readFileSync(join(defaults.acousticModelDir, 'variances'));
+  let at = bytes.indexOf('endhdr\n') + 'endhdr\n'.length + 4; // the byte-order word follows the header
+  const uint = () => ((at += 4), bytes.readUInt32LE(at - 4));
+  const [codebooks, streamCount, densities] = [uint(), uint(), uint()];
+  const lengths = Array.from({ length: streamCount }, uint);
+  uint();
+  const out = Array.from({ length: codebooks * densities }, () => new Float64Array(3 * cepstra));
+  for (let codebook = 0; codebook < codebooks; codebook++) {
+    for (let stream = 0, from = 0; stream < streamCount; from += lengths[stream]!, stream++) {
+      for (let density = 0; density < densities; density++) {
+        for (let d = 0; d < lengths[stream]!; d++) out[codebook * densities + density]![from + d] = Math.max(1e-4, bytes.readFloatLE((at += 4) - 4));
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * `streams` with the scales `ps_update_mllr` multiplies the variances by (--variance-scales): a Gaussian of
+ * variance v heard through the map has about matrix² v + the fit's residual; per dimension, the geometric mean
+ * of that over v, across the model's Gaussians.
+ */
+function withVarianceScales(streams: StreamTransform[], pairs: Array<{ wide: Float64Array; telephone: Float64Array }>): Array<StreamTransform & { scale: number[] }> {
+  const variances = modelVariances();
+  return streams.map(({ matrix, offset }, stream) => {
+    const from = stream * streamLength;
+    const residual = new Array<number>(streamLength).fill(0);
+    for (const { wide, telephone } of pairs) {
+      for (let d = 0; d < streamLength; d++) {
+        const predicted = offset[d]! + matrix[d]!.reduce((sum, a, k) => sum + a * wide[from + k]!, 0);
+        residual[d]! += (telephone[from + d]! - predicted) ** 2 / pairs.length;
+      }
+    }
+    const scale = residual.map((r, d) => {
+      const logs = variances.map((v) => Math.log((matrix[d]!.reduce((sum, a, k) => sum + a * a * v[from + k]!, 0) + r) / v[from + d]!));
+      return Math.round(Math.exp(logs.reduce((a, b) => a + b, 0) / logs.length) * 1e6) / 1e6;
+    });
+    return { matrix, offset, scale };
+  });
+}
+
 mkdirSync(work, { recursive: true });
 const clips = await recordings();
 for (const { id, pcm } of clips) {
@@ -162,4 +207,5 @@ const energies = pairs.map((p) => p.wide[0]!).sort((a, b) => a - b);
 const quietest = energies[Math.floor(0.05 * energies.length)]!;
 const heard = pairs.filter((p) => p.wide[0]! > quietest);
 process.stderr.write(`${heard.length} frames of ${pairs.length}; fitting\n`);
-console.log(JSON.stringify(fit(heard)));
+const streams = fit(heard);
+console.log(JSON.stringify(process.argv.includes('--variance-scales') ? withVarianceScales(streams, heard) : streams));
