@@ -43,8 +43,15 @@ const librivoxClips = ['0870', '0880', '0890', '0920', '0930'].map((n) => `sense
 const narrowClips = new Set(['dev_06.wav', 'dev_08.wav', 'dev_10.wav', 'dev_11.wav']);
 const sentences = readFileSync(join(import.meta.dirname, 'fit-telephone-transform-stereo-sentences.txt'), 'utf8').trim().split('\n');
 const work = process.argv.slice(2).find((a) => !a.startsWith('--')) ?? mkdtempSync(join(tmpdir(), 'shoal-fit-'));
-const streamLength = 13;
+/** Cepstra per frame, and the length of each feature stream (cepstra, deltas, double deltas). */
 const cepstra = 13;
+
+interface Pair {
+  wide: Float64Array;
+  telephone: Float64Array;
+}
+
+const round = (v: number) => Math.round(v * 1e6) / 1e6;
 
 async function recordings(): Promise<Array<{ id: string; pcm: Int16Array }>> {
   const folds = JSON.parse(readFileSync('test/fixtures/human/folds.json', 'utf8')) as { tuning: string[] };
@@ -113,27 +120,26 @@ function solve(a: number[][], b: number[]): number[] {
 }
 
 /** Per stream, the least-squares affine map telephone ≈ matrix * wide + offset. */
-function fit(pairs: Array<{ wide: Float64Array; telephone: Float64Array }>): StreamTransform[] {
+function fit(pairs: Pair[]): StreamTransform[] {
   return [0, 1, 2].map((stream) => {
-    const from = stream * streamLength;
-    const n = streamLength + 1;
+    const from = stream * cepstra;
+    const n = cepstra + 1;
     const gram = Array.from({ length: n }, () => new Array<number>(n).fill(0));
-    const cross = Array.from({ length: n }, () => new Array<number>(streamLength).fill(0));
+    const cross = Array.from({ length: n }, () => new Array<number>(cepstra).fill(0));
     for (const { wide, telephone } of pairs) {
-      const x = [...wide.subarray(from, from + streamLength), 1];
+      const x = [...wide.subarray(from, from + cepstra), 1];
       for (let i = 0; i < n; i++) {
         for (let j = 0; j < n; j++) gram[i]![j]! += x[i]! * x[j]!;
-        for (let d = 0; d < streamLength; d++) cross[i]![d]! += x[i]! * telephone[from + d]!;
+        for (let d = 0; d < cepstra; d++) cross[i]![d]! += x[i]! * telephone[from + d]!;
       }
     }
-    const rows = Array.from({ length: streamLength }, (_, d) =>
+    const rows = Array.from({ length: cepstra }, (_, d) =>
       solve(
         gram.map((row) => [...row]),
         cross.map((row) => row[d]!),
       ),
     );
-    const round = (v: number) => Math.round(v * 1e6) / 1e6;
-    return { matrix: rows.map((row) => row.slice(0, streamLength).map(round)), offset: rows.map((row) => round(row[streamLength]!)) };
+    return { matrix: rows.map((row) => row.slice(0, cepstra).map(round)), offset: rows.map((row) => round(row[cepstra]!)) };
   });
 }
 
@@ -161,20 +167,20 @@ function modelVariances(): Float64Array[] {
  * variance v heard through the map has about matrix² v + the fit's residual; per dimension, the geometric mean
  * of that over v, across the model's Gaussians.
  */
-function withVarianceScales(streams: StreamTransform[], pairs: Array<{ wide: Float64Array; telephone: Float64Array }>): Array<StreamTransform & { scale: number[] }> {
+function withVarianceScales(streams: StreamTransform[], pairs: Pair[]): Array<StreamTransform & { scale: number[] }> {
   const variances = modelVariances();
   return streams.map(({ matrix, offset }, stream) => {
-    const from = stream * streamLength;
-    const residual = new Array<number>(streamLength).fill(0);
+    const from = stream * cepstra;
+    const residual = new Array<number>(cepstra).fill(0);
     for (const { wide, telephone } of pairs) {
-      for (let d = 0; d < streamLength; d++) {
+      for (let d = 0; d < cepstra; d++) {
         const predicted = offset[d]! + matrix[d]!.reduce((sum, a, k) => sum + a * wide[from + k]!, 0);
         residual[d]! += (telephone[from + d]! - predicted) ** 2 / pairs.length;
       }
     }
     const scale = residual.map((r, d) => {
       const logs = variances.map((v) => Math.log((matrix[d]!.reduce((sum, a, k) => sum + a * a * v[from + k]!, 0) + r) / v[from + d]!));
-      return Math.round(Math.exp(logs.reduce((a, b) => a + b, 0) / logs.length) * 1e6) / 1e6;
+      return round(Math.exp(logs.reduce((a, b) => a + b, 0) / logs.length));
     });
     return { matrix, offset, scale };
   });
@@ -198,7 +204,7 @@ try {
 } catch (error) {
   throw new Error(`sphinx_fe failed (apt-get install sphinxbase-utils pocketsphinx-testdata): ${(error as { stderr?: Buffer }).stderr?.toString().slice(-2000) ?? error}`);
 }
-const pairs = clips.flatMap(({ id }) => {
+const pairs = clips.flatMap(({ id }): Pair[] => {
   const wide = features(join(work, `${id}.wide.mfc`));
   const telephone = features(join(work, `${id}.telephone.mfc`));
   return wide.slice(0, telephone.length).map((w, t) => ({ wide: w, telephone: telephone[t]! }));
