@@ -129,7 +129,11 @@ describe('a call not said to be telephone audio is heard in the band its audio s
     // Begun in the telephone band, then heard again in the wide band, from its starting mean: the telephone
     // utterance's normalisation is not the wide band's.
     expect(await stream(recognizer, booking16k)).toEqual(await streamAndClose(fresh, booking16k));
-    expect(await stream(recognizer, call)).toEqual(toldAgain);
+    // Heard again from its first sample in the telephone band, the utterance goes on from that band's
+    // normalisation of the first. (Its words, not their times: live CMN moves with the sizes of the pieces
+    // written, and the catch-up decode writes what was heard so far in one.)
+    expect(toldAgain.text).not.toBe(toldFirst.text);
+    expect((await stream(recognizer, call)).text).toBe(toldAgain.text);
     recognizer.close();
   }, 120_000);
 

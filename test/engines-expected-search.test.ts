@@ -13,6 +13,7 @@ const options: ExpectedSearchOptions = {
   maxAcousticLossPerFrame: 7.5,
   minSpeechCoverage: 0.6,
   maxUncoveredSpeechMs: 300,
+  maxExtraWords: 1,
   digitsWordInsertionPenalty: 0.02,
   digitsDecoys: ['oh'],
 };
@@ -129,6 +130,17 @@ describe('the grammar passes with expectations', () => {
     expect(chosen).toMatchObject({ text: 'fire and i quote', expected: false });
     const enough = { words: [{ word: 'six', frames: 48 }], acousticScore: -1000 };
     expect(hear([{ kind: 'digits' }], open('fire and i quote', 80), { expected: enough, heard: openWords }).chosen.expected).toBe(true);
+  });
+
+  it('returns the open words when the grammar pads them with more than maxExtraWords words', () => {
+    // A digit string asked for a card: heard as four words, it is six card words to the grammar (as fitting).
+    const cards: Expectation[] = [{ kind: 'phrases', phrases: [], keywords: ['four', 'nine', 'two', 'ace', 'of', 'clubs'] }];
+    const heard: Answer = { words: ['for', 'one', 'nine', 'two'].map((word) => ({ word, frames: 20 })), acousticScore: -1000 };
+    const cardWords = (text: string): Answer => ({ words: text.split(' ').map((word) => ({ word, frames: 15 })), acousticScore: -1000 });
+    const padded = hear(cards, open('for one nine two', 80), { expected: cardWords('four four nine nine ace two'), heard });
+    expect(padded.chosen).toMatchObject({ text: 'for one nine two', expected: false });
+    const oneMore = hear(cards, open('for one nine two', 80), { expected: cardWords('four four nine nine two'), heard });
+    expect(oneMore.chosen).toMatchObject({ text: 'four four nine nine two', expected: true });
   });
 
   it('takes an answer that covers too little of the open words if what it leaves is shorter than maxUncoveredSpeechMs', () => {

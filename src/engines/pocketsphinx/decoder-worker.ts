@@ -51,7 +51,7 @@ const supply = new DecoderSupply(
   () => {
     try {
       library ??= loadPocketSphinx(options.libraryPath, options.sphinxbaseLibraryPath);
-      bands ??= loadBands(library);
+      bands ??= loadBands(library, options.acousticModelDir);
       return SphinxDecoder.create(library, decoderArguments(options), languageModel, bands.wide);
     } catch (error) {
       throw new UnavailableError((error as Error).message);
@@ -152,7 +152,7 @@ const bandName = (lease: Lease) => (lease.telephoneBand ? 'telephone' : 'wide');
 /**
  * Each utterance of a call not said to be telephone audio starts in the band the last one showed; once it
  * shows its own (about 0.4 s of speech), a decoder in the other band hears it again from its first sample in
- * this one (8-16 ms to switch, then a catch-up decode of what was heard).
+ * this one (4-7 ms to switch, then a catch-up decode of what was heard).
  */
 function hear(lease: Lease, decoder: SphinxDecoder, pcm: Int16Array): void {
   const band = lease.utteranceBand;
