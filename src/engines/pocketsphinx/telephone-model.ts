@@ -18,8 +18,10 @@ import type { StreamTransform } from './telephone-transform.js';
 export function telephoneModelFiles(modelDir: string, transform: readonly StreamTransform[]): () => GaussianFiles {
   let files: GaussianFiles | undefined;
   return () => {
-    files ??= locationOf(modelDir, transform);
-    if (!existsSync(files.means) || !existsSync(files.variances)) write(files, moveToTelephoneBand(modelDir, readModel(modelDir), transform));
+    if (files && existsSync(files.means) && existsSync(files.variances)) return files;
+    const model = readModel(modelDir);
+    files ??= locationOf(modelDir, model, transform);
+    if (!existsSync(files.means) || !existsSync(files.variances)) write(files, moveToTelephoneBand(modelDir, model, transform));
     return files;
   };
 }
@@ -28,8 +30,7 @@ function readModel(modelDir: string): { means: Buffer; variances: Buffer } {
   return { means: readFileSync(join(modelDir, 'means')), variances: readFileSync(join(modelDir, 'variances')) };
 }
 
-function locationOf(modelDir: string, transform: readonly StreamTransform[]): GaussianFiles {
-  const { means, variances } = readModel(modelDir);
+function locationOf(modelDir: string, { means, variances }: { means: Buffer; variances: Buffer }, transform: readonly StreamTransform[]): GaussianFiles {
   const digest = createHash('sha256').update(JSON.stringify(transform)).update(means).update(variances);
   for (const file of ['mdef', 'noisedict']) digest.update(existsSync(join(modelDir, file)) ? readFileSync(join(modelDir, file)) : '');
   const dir = join(tmpdir(), `shoal-telephone-model-${digest.digest('hex').slice(0, 16)}`);
