@@ -16,6 +16,7 @@ const options: ExpectedSearchOptions = {
   maxExtraWords: 1,
   digitsWordInsertionPenalty: 0.02,
   digitsDecoys: ['oh'],
+  checkRunsForDigits: true,
 };
 
 interface MadeSearch {
@@ -36,6 +37,8 @@ interface Answer {
  */
 interface Answers {
   expected: Answer;
+  /** The check's (`checked`); the grammar's answer again if not given. */
+  checked?: Answer;
   heard: Answer | Record<string, Answer>;
   default?: Answer;
 }
@@ -46,6 +49,7 @@ function libraryDouble(answers: Answers) {
   let active = 'default';
   const answerOf = (name: string): Answer => {
     if (name === 'expected') return answers.expected;
+    if (name === 'checked') return answers.checked ?? answers.expected;
     if (name === 'default') return answers.default ?? { words: [], acousticScore: 0 };
     const { heard } = answers;
     if (Array.isArray(heard.words)) return heard as Answer;
@@ -96,9 +100,13 @@ function open(text: string, frames = 100): Decoded {
  * `knows`: the words the dictionary has (all by default).
  */
 function hear(expectations: Expectation[] | undefined, heard: Decoded, answers: Answers, knows = (_word: string) => true) {
+  return hearWith(options, expectations, heard, answers, knows);
+}
+
+function hearWith(chosenBy: ExpectedSearchOptions, expectations: Expectation[] | undefined, heard: Decoded, answers: Answers, knows = (_word: string) => true) {
   const { lib, made } = libraryDouble(answers);
   lib.knowsWord = (_decoder, word) => knows(word);
-  const search = new ExpectedSearch(lib, {}, undefined, options);
+  const search = new ExpectedSearch(lib, {}, undefined, chosenBy);
   search.set(expectations);
   search.utteranceStarts();
   search.heard(speech);
@@ -141,6 +149,31 @@ describe('the grammar passes with expectations', () => {
     expect(padded.chosen).toMatchObject({ text: 'for one nine two', expected: false });
     const oneMore = hear(cards, open('for one nine two', 80), { expected: cardWords('four four nine nine two'), heard });
     expect(oneMore.chosen).toMatchObject({ text: 'four four nine nine two', expected: true });
+  });
+
+  it('returns the open words when the check with the digits a run of keywords lacks hears one, and checks only answers of such runs', () => {
+    const cards: Expectation[] = [{ kind: 'phrases', phrases: [], keywords: ['four', 'nine', 'two', 'ace', 'of', 'clubs'] }];
+    const words = (text: string): Answer => ({ words: text.split(' ').map((word) => ({ word, frames: 20 })), acousticScore: -1000 });
+    const heard = words('for one nine two');
+    const read = hear(cards, open('for one nine two', 80), { expected: words('four nine nine two'), heard, checked: words('four one nine two') });
+    expect(read.chosen).toMatchObject({ text: 'for one nine two', expected: false });
+    expect(read.made.find((m) => m.name === 'checked')!.jsgf).toContain('(four | nine | two | ace | of | clubs | zero | one | three | five | six | seven | eight)+;');
+    const answer = hear(cards, open('for one nine two', 80), { expected: words('four nine nine two'), heard });
+    expect(answer.chosen).toMatchObject({ text: 'four nine nine two', expected: true });
+    // An answer the other rules reject is not checked; nor are answers of other grammars.
+    const worse = { ...words('four nine nine two'), acousticScore: -2000 };
+    expect(hear(cards, open('for one nine two', 80), { expected: worse, heard }).made.map((m) => m.name)).not.toContain('checked');
+    const digits = hear([{ kind: 'digits' }], open('fire and i quote', 80), { expected: fiveNineFourSix, heard: openWords, checked: words('one') });
+    expect(digits.chosen).toMatchObject({ text: 'five nine four six', expected: true });
+    expect(digits.made.map((m) => m.name)).not.toContain('checked');
+    const parcels = hear([{ kind: 'phrases', phrases: [], keywords: ['parcel', 'refund'] }], open('for a', 40), { expected: words('parcel'), heard: words('for a'), checked: words('one') });
+    expect(parcels.chosen).toMatchObject({ text: 'parcel', expected: true });
+    // A check that hears nothing says nothing against the answer.
+    const silent = hear(cards, open('for one nine two', 80), { expected: words('four nine nine two'), heard, checked: { words: [], acousticScore: 0 } });
+    expect(silent.chosen).toMatchObject({ text: 'four nine nine two', expected: true });
+    // Not when told not to.
+    const unchecked = hearWith({ ...options, checkRunsForDigits: false }, cards, open('for one nine two', 80), { expected: words('four nine nine two'), heard, checked: words('four one nine two') });
+    expect(unchecked.chosen).toMatchObject({ text: 'four nine nine two', expected: true });
   });
 
   it('takes an answer that covers too little of the open words if what it leaves is shorter than maxUncoveredSpeechMs', () => {
@@ -241,6 +274,14 @@ describe('the grammar passes with expectations', () => {
       ['expected', undefined],
       ['heard', undefined],
     ]);
+  });
+
+  it('says whether expectations constrain what is heard', () => {
+    const search = new ExpectedSearch(libraryDouble({ expected: fiveNineFourSix, heard: openWords }).lib, {}, undefined, options);
+    expect(search.set([{ kind: 'digits' }])).toBe(true);
+    expect(search.set([{ kind: 'free' }])).toBe(false);
+    expect(search.set([{ kind: 'name', names: ['zorblax'] }])).toBe(true);
+    expect(search.set(undefined)).toBe(false);
   });
 
   it('makes a search again when only its insertion penalty changes, and not when nothing does', () => {

@@ -4,7 +4,7 @@ import { CallListening, countDigits } from '../src/agent/listening.js';
 import { VirtualClock } from '../src/pipeline/index.js';
 import { FileTransport } from '../src/transports/file/file-transport.js';
 import { AmplitudeStt, callerTrack, EnergyVad, ToneTts } from './agent-doubles.js';
-import { compileGrammar, withDecoys } from '../src/engines/pocketsphinx/grammar.js';
+import { compileGrammar, lackingDigits, withDecoys } from '../src/engines/pocketsphinx/grammar.js';
 import { grammarAccepts } from '../src/engines/pocketsphinx/grammar-match.js';
 import { ScriptedDialogue } from '../plugins/index.js';
 import { loadScript, parseScript } from '../plugins/scripted/script-loader.js';
@@ -65,6 +65,29 @@ describe('expectations compiled to a JSGF grammar', () => {
     expect(grammarAccepts(open, "ten thirty five o'clock p.m.")).toBe(true);
     expect(grammarAccepts(open, 'refund parcel refund')).toBe(true);
     expect(grammarAccepts(open, 'track a refund')).toBe(false);
+  });
+
+  it('lets runs of keywords with number words also take the digit words they lack, when asked to (runDecoys)', () => {
+    const ranks = ['ace', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'of', 'clubs'];
+    expect(lackingDigits(ranks)).toEqual(['zero', 'one']);
+    expect(lackingDigits(['Two Pairs', 'nine'])).toEqual(['zero', 'one', 'three', 'four', 'five', 'six', 'seven', 'eight']);
+    expect(lackingDigits(['parcel', 'refund', 'ten'])).toEqual([]);
+    const expectations: Expectation[] = [{ kind: 'yes-no' }, { kind: 'phrases', phrases: ['one pair'], keywords: ranks }];
+    const grammar = compileGrammar(expectations, knowsAll)!;
+    const checked = compileGrammar(expectations, knowsAll, { runDecoys: true })!;
+    expect(grammarAccepts(grammar, 'three one five ten')).toBe(false);
+    expect(grammarAccepts(checked, 'three one five ten')).toBe(true);
+    expect(grammarAccepts(checked, 'three oh five')).toBe(false);
+    expect(grammarAccepts(checked, 'one pair')).toBe(true);
+    expect(grammarAccepts(checked, 'one')).toBe(true);
+    expect(grammarAccepts(checked, 'yes one')).toBe(false);
+    // Only words of the dictionary.
+    expect(compileGrammar(expectations, (word) => word !== 'zero', { runDecoys: true })).toContain('| ten | of | clubs | one)+;');
+    // Runs without number words are as they were.
+    const parcels: Expectation[] = [{ kind: 'phrases', phrases: [], keywords: ['parcel', 'refund'] }];
+    expect(compileGrammar(parcels, knowsAll, { runDecoys: true })).toBe(compileGrammar(parcels, knowsAll));
+    const phrasesOnly: Expectation[] = [{ kind: 'phrases', phrases: ['track a parcel'] }];
+    expect(compileGrammar(phrasesOnly, knowsAll, { runDecoys: true })).toContain('\n<e0> = track a parcel;');
   });
 });
 

@@ -4,13 +4,14 @@ import { grammarAccepts } from './grammar-match.js';
 /**
  * Expectations compiled to one JSGF grammar for pocketsphinx: each expectation becomes a rule, the public
  * rule is their alternatives. Phrases with a word the dictionary lacks are left out (pocketsphinx rejects a
- * grammar naming an unknown word); an expectation left with nothing, or `free`, adds no rule.
+ * grammar naming an unknown word); an expectation left with nothing, or `free`, adds no rule. `runDecoys`: runs
+ * of keywords may also take the digit words they lack (`lackingDigits`), a grammar to check an answer with.
  */
-export function compileGrammar(expectations: readonly Expectation[], knows: (word: string) => boolean): string | undefined {
+export function compileGrammar(expectations: readonly Expectation[], knows: (word: string) => boolean, { runDecoys = false } = {}): string | undefined {
   const rules: string[] = [];
   const names: string[] = [];
   expectations.forEach((expectation, index) => {
-    const body = ruleBody(expectation, knows);
+    const body = ruleBody(expectation, knows, runDecoys);
     if (!body) return;
     names.push(`<e${index}>`);
     rules.push(`<e${index}> = ${body};`);
@@ -51,7 +52,7 @@ const shared = [
   `<minute> = oh <unit> | ${teens} | (${tens}) [<unit>];`,
 ];
 
-function ruleBody(expectation: Expectation, knows: (word: string) => boolean): string | undefined {
+function ruleBody(expectation: Expectation, knows: (word: string) => boolean, runDecoys: boolean): string | undefined {
   switch (expectation.kind) {
     case 'free':
       return undefined;
@@ -70,12 +71,24 @@ function ruleBody(expectation: Expectation, knows: (word: string) => boolean): s
       return alternatives(expectation.options, knows);
     case 'phrases': {
       const phrases = alternatives(expectation.phrases, knows);
-      const keywords = alternatives(expectation.keywords ?? [], knows);
+      const run = expectation.keywords ?? [];
+      const keywords = alternatives(runDecoys ? [...run, ...lackingDigits(run)] : run, knows);
       return [phrases, keywords && `(${keywords})+`].filter(Boolean).join(' | ') || undefined;
     }
     case 'name':
       return alternatives(expectation.names, knows);
   }
+}
+
+/**
+ * The digit words a run of keywords with number words lacks ("zero" and "one" beside the card ranks "two" to
+ * "ten"): a caller reading out a number says them, and the run's number words fit them nearly as well. Not "oh",
+ * the interjection, near "of".
+ */
+export function lackingDigits(keywords: readonly string[]): string[] {
+  const words = new Set(keywords.flatMap(phraseWords));
+  const digits = digitWords.split(' | ').filter((word) => word !== 'oh');
+  return digits.some((digit) => words.has(digit)) ? digits.filter((digit) => !words.has(digit)) : [];
 }
 
 /**
