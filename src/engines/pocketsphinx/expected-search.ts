@@ -179,7 +179,7 @@ export class ExpectedSearch {
     const audio = gateSilence(this.utteranceAudio());
     const endMean = this.cepstralMean?.snapshot();
     try {
-      const { jsgf, search, wordInsertionPenalty } = this.grammar;
+      const { jsgf, search, wordInsertionPenalty, check } = this.grammar;
       const expected = this.decode(expectedSearch, search.jsgf, wordInsertionPenalty, audio);
       if (!expected.hypothesis.text || search.decoys.has(expected.hypothesis.text)) return rejected;
       // The open words aligned to the same audio by the same kind of search, so that the two acoustic scores
@@ -197,7 +197,7 @@ export class ExpectedSearch {
       const leavesSpeech = covered < this.options.minSpeechCoverage * reference && reference - covered > this.options.maxUncoveredSpeechMs;
       const padded = wordCount(expected) - wordCount(open) > this.options.maxExtraWords;
       if (lossPerFrame > this.options.maxAcousticLossPerFrame || leavesSpeech || padded) return rejected;
-      if (this.grammar.check && this.hearsDecoy(this.grammar, wordInsertionPenalty, audio)) return rejected;
+      if (check && this.hearsDecoy(jsgf, check, wordInsertionPenalty, audio)) return rejected;
       return marked(expected, true);
     } finally {
       this.lib.useSearch(this.handle, languageModelSearch);
@@ -221,7 +221,7 @@ export class ExpectedSearch {
   }
 
   /** Whether the `check` grammar's search hears in `audio` what `jsgf` does not take (one of its decoys). */
-  private hearsDecoy({ jsgf, check }: ExpectedGrammar, wordInsertionPenalty: number | undefined, audio: Int16Array): boolean {
+  private hearsDecoy(jsgf: string, check: string, wordInsertionPenalty: number | undefined, audio: Int16Array): boolean {
     const heard = this.decode(checkSearch, check, wordInsertionPenalty, audio).hypothesis.text;
     return heard !== '' && !grammarAccepts(jsgf, heard);
   }
