@@ -1,7 +1,7 @@
 import type Koffi from 'koffi';
 import { requireOptional } from '../../optional/index.js';
 import type { Hypothesis } from '../types.js';
-import type { Expectation } from '../../agent/expectations.js';
+import type { Expectation } from '../../speech/index.js';
 import { CepstralMeanState, type CepstralSnapshot } from './cepstral-mean.js';
 import { decodedResult, type Decoded } from './decoded.js';
 import { ExpectedSearch } from './expected-search.js';

@@ -1,6 +1,6 @@
 /** Worker thread owning the pocketsphinx decoders: each recognizer borrows one per utterance; idle ones are kept for reuse. */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { Expectation } from '../../agent/expectations.js';
+import type { Expectation } from '../../speech/index.js';
 import type { Hypothesis } from '../types.js';
 import type { CepstralSnapshot } from './cepstral-mean.js';
 import { loadBands } from './band.js';

@@ -1,4 +1,4 @@
-import { isOpenVocabulary, type Expectation } from '../../agent/expectations.js';
+import { isOpenVocabulary, type Expectation } from '../../speech/index.js';
 import { concatSamples } from '../../audio/index.js';
 import type { CepstralMeanState } from './cepstral-mean.js';
 import type { PocketSphinxLibrary } from './decoder-binding.js';
