@@ -3,7 +3,7 @@
  * band's starting mean), on a library double that records what ps_process_raw is given.
  */
 import { describe, expect, test } from 'vitest';
-import { SphinxDecoder, type PocketSphinxLibrary } from '../src/engines/pocketsphinx/decoder-binding.js';
+import { SphinxDecoder, type PocketSphinxLibrary } from '../src/engines/pocketsphinx/sphinx-decoder.js';
 
 function recordingLibrary() {
   const written: Array<{ samples: number; fullUtterance: boolean }> = [];

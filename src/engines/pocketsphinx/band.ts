@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Band, PocketSphinxLibrary } from './decoder-binding.js';
+import type { Band, PocketSphinxLibrary } from './sphinx-decoder.js';
 import { telephoneCepstralMean } from './telephone-cepstral-mean.js';
 import { telephoneModelFiles } from './telephone-model.js';
 import { identityTransform, telephoneTransform, transformFileText } from './telephone-transform.js';

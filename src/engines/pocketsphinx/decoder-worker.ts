@@ -4,7 +4,7 @@ import type { Expectation } from '../../speech/index.js';
 import type { Hypothesis } from '../types.js';
 import type { CepstralSnapshot } from './cepstral-mean.js';
 import { loadBands } from './band.js';
-import { loadPocketSphinx, SphinxDecoder, type PocketSphinxLibrary, type SharedLanguageModel } from './decoder-binding.js';
+import { loadPocketSphinx, SphinxDecoder, type PocketSphinxLibrary, type SharedLanguageModel } from './sphinx-decoder.js';
 import { DecoderSupply } from './decoder-supply.js';
 import { recordingBand, UtteranceBand } from './utterance-band.js';
 import { decoderArguments } from './options.js';
