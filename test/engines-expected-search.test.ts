@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Expectation } from '../src/speech/index.js';
-import type { PocketSphinxLibrary, Segment } from '../src/engines/pocketsphinx/sphinx-decoder.js';
+import type { PocketSphinxLibrary, Segment } from '../src/engines/pocketsphinx/sphinx-library.js';
 import type { Decoded } from '../src/engines/pocketsphinx/decoded.js';
 import { ExpectedSearch, type ExpectedSearchOptions } from '../src/engines/pocketsphinx/expected-search.js';
 
