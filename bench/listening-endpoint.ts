@@ -9,7 +9,7 @@ import { Subject } from 'rxjs';
 import { CallListening } from '../src/agent/listening.js';
 import { callerVoice, utteranceAudio } from '../src/agent/caller-voice.js';
 import { StreamingEngineSpeechToText, type StreamingEngineSttOptions } from '../src/agent/stt/streaming-engine-stt.js';
-import type { Expectation } from '../src/agent/expectations.js';
+import type { Expectation } from '../src/speech/index.js';
 import { createFrame, type AudioFrame } from '../src/audio/index.js';
 import { SileroVad } from '../src/engines/vad/index.js';
 import type { PocketSphinxEngine } from '../src/engines/pocketsphinx/index.js';

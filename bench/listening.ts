@@ -33,7 +33,7 @@ import { createEmbeddedAgentStack, percentile, type AgentEvent, type Expectation
 import { countDigits } from '../src/agent/listening.js';
 import { PocketSphinxEngine } from '../src/engines/pocketsphinx/index.js';
 import type { Hypothesis } from '../src/engines/types.js';
-import { decodeCall, runFileCall } from '../src/transports/file/run-call.js';
+import { decodeCall, runFileCall } from '../src/transports/file/file-call.js';
 import { loadScriptedDialogue } from '../plugins/index.js';
 import { cardExpectations, readPcmWav, streamToRecognizer, throughTelephoneChannel, withLineNoise, wordErrors } from '../test/engines-fixtures.js';
 import { defaults as sttDefaults } from '../src/agent/stt/streaming-engine-stt.js';

@@ -5,7 +5,7 @@ import { from, lastValueFrom, toArray } from 'rxjs';
 import { createFrame } from '../src/audio/index.js';
 import { resample } from '../src/audio/resampler.js';
 import { scoreSpeech, segmentUtterances, systemClock } from '../src/pipeline/index.js';
-import { decodeCall } from '../src/transports/file/run-call.js';
+import { decodeCall } from '../src/transports/file/file-call.js';
 import { noise, readPcmWav, speechFixtures, throughTelephoneChannel } from './engines-fixtures.js';
 
 async function probabilities(vad: SileroVad, pcm: Int16Array): Promise<number[]> {

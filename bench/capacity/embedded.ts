@@ -4,7 +4,7 @@ import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { createDialogue } from '../../agents/index.js';
 import { createEmbeddedAgentStack } from '../../src/agent/index.js';
 import { WorkerPool } from '../../src/engines/workers/index.js';
-import { decodeCall, runFileCall } from '../../src/transports/file/run-call.js';
+import { decodeCall, runFileCall } from '../../src/transports/file/file-call.js';
 import { concurrentRun, largestWithin, mb, p, round, settledMemory } from './measure.js';
 
 const fixture = new URL('../../test/fixtures/calls/booking-16k.wav', import.meta.url);

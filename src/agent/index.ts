@@ -10,7 +10,7 @@
  * `modeDefaults`, the rest in `agentDefaults`.
  */
 export * from './contracts.js';
-export { isOpenVocabulary, noAnswers, yesAnswers, type Expectation, type ExpectationKind } from './expectations.js';
+export { isOpenVocabulary, noAnswers, yesAnswers, type Expectation, type ExpectationKind } from '../speech/index.js';
 export { VoiceAgent } from './voice-agent.js';
 export { CallSession } from './session.js';
 export { defaults as agentDefaults, type VoiceAgentOptions, type InterruptionOptions } from './options.js';

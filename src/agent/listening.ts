@@ -1,5 +1,5 @@
 import type { CallSpeechToText } from './contracts.js';
-import type { Expectation } from './expectations.js';
+import type { Expectation } from '../speech/index.js';
 
 /** How expectations change the endpoint and the keypad. All durations in ms. */
 export interface ListeningOptions {

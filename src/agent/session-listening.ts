@@ -1,6 +1,6 @@
 import type { CallSpeechToText, ConversationMessage } from './contracts.js';
 import type { AgentEvent } from './events.js';
-import type { Expectation } from './expectations.js';
+import type { Expectation } from '../speech/index.js';
 import { CallListening, defaults, type ListeningOptions } from './listening.js';
 
 /**

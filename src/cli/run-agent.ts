@@ -15,7 +15,7 @@ import { recordTurn, watchAdmission } from '../metrics/index.js';
 import { agents, createDialogue, UnknownAgentError } from '../../agents/index.js';
 import { loadScript, ScriptedDialogue, type DialogueScript } from '../../plugins/index.js';
 import { createLogger, type Logger } from '../logging/index.js';
-import type { AgentCommandOptions } from './commands/agent.js';
+import type { AgentCommandOptions } from './options.js';
 import { defaults as llmDefaults, llmDialogue, type LlmCommandOptions } from './llm-options.js';
 import { parseTransferTargets, PhoneLines } from './phone-lines.js';
 

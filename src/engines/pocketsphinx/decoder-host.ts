@@ -2,7 +2,7 @@ import { EngineUnavailableError } from '../types.js';
 import { startModuleWorker } from '../module-worker.js';
 import { WorkerPool, type PinnedWorker, type RunOptions, type WorkerPoolOptions } from '../workers/index.js';
 import { installHint, type PocketSphinxOptions } from './options.js';
-import type { Expectation } from '../../agent/expectations.js';
+import type { Expectation } from '../../speech/index.js';
 import type { DecoderReply, DecoderRequest } from './protocol.js';
 
 type RequestBody = DecoderRequest extends infer R ? (R extends DecoderRequest ? Omit<R, 'seq'> : never) : never;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Expectation } from '../../agent/expectations.js';
+import type { Expectation } from '../../speech/index.js';
 
 /**
  * `hints`: a Shoal extension of `POST /v1/asr` (the hosted service ignores it) — what the speaker is
