@@ -9,7 +9,7 @@ import {
 } from '../agent/index.js';
 import { startEmbeddedService, type EmbeddedService } from '../service/index.js';
 import { SpokenCaptions, startDemoServer, toBrowserMessages, type DemoServer, type AgentListing } from '../transports/browser/index.js';
-import { AgentBusyError, CallRejectedError, type CallRequest, type RunningCall } from '../transports/call-session.js';
+import { AgentBusyError, CallRejectedError, type CallRequest, type RunningCall } from '../transports/call-request.js';
 import { CallAdmission } from '../agent/admission.js';
 import { recordTurn, watchAdmission } from '../metrics/index.js';
 import { agents, createDialogue, UnknownAgentError } from '../../agents/index.js';

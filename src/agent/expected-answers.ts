@@ -30,7 +30,7 @@ export function countDigits(text: string): number {
  * What the caller is expected to say next, for one call: handed to recognition and used to place the
  * endpoint and to end keypad entry.
  */
-export class CallListening {
+export class ExpectedAnswers {
   private current: readonly Expectation[] | undefined;
   private keys = '';
 
