@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /**
  * What the agent expects the caller to say in their next turn. Recognition and endpointing use it to listen
  * better (a grammar of digits, a list of choices); speech outside the expectations still comes out as
@@ -32,3 +34,37 @@ export const noAnswers: readonly string[] = ['no', 'nope', 'no thanks', 'no than
 export function isOpenVocabulary(expectations: readonly Expectation[] | undefined): boolean {
   return !expectations || expectations.every((expectation) => expectation.kind === 'free');
 }
+
+const phrase = z.string().min(1).max(200);
+const phraseList = z.array(phrase).min(1).max(500);
+const digitCount = z.number().int().min(1).max(64);
+
+/**
+ * The one schema of an expectation. The service validates `hints` of `POST /v1/asr` with it and the
+ * OpenAI plugin's `expect_answer` tool sends it to the model as JSON Schema (`z.toJSONSchema`); the
+ * `Expectation` type above is checked against it at compile time.
+ */
+export const expectationSchema = z.discriminatedUnion(
+  'kind',
+  [
+    z.strictObject({ kind: z.literal('free') }),
+    z.strictObject({ kind: z.literal('yes-no') }),
+    z.strictObject({ kind: z.literal('digits'), minLength: digitCount.optional(), maxLength: digitCount.optional() }),
+    z.strictObject({ kind: z.literal('number'), min: z.number().optional(), max: z.number().optional() }),
+    z.strictObject({ kind: z.literal('time') }),
+    z.strictObject({ kind: z.literal('date') }),
+    z.strictObject({ kind: z.literal('choice'), options: phraseList }),
+    z.strictObject({ kind: z.literal('phrases'), phrases: phraseList, keywords: phraseList.optional() }),
+    z.strictObject({ kind: z.literal('name'), names: phraseList }),
+  ],
+  { error: 'each expectation needs a kind: free, yes-no, digits, number, time, date, choice, phrases or name' },
+);
+
+// Compile-time check that the schema and the `Expectation` type describe the same shapes, both ways
+// (the type's lists are readonly, the schema's output lists are not).
+type ReadonlyList<V> = V extends Array<infer Item> ? readonly Item[] : V;
+type ReadonlyLists<T> = { [K in keyof T]: ReadonlyList<T[K]> };
+type SchemaExpectation = z.output<typeof expectationSchema> extends infer Each ? (Each extends unknown ? ReadonlyLists<Each> : never) : never;
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const schemaMatchesType: Same<SchemaExpectation, Expectation> = true;
+void schemaMatchesType;

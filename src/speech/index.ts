@@ -3,5 +3,5 @@
  * said (`WordTiming`). This room imports no other room of Shoal, so engines, the client, the service
  * and the agent can all use it.
  */
-export { isOpenVocabulary, noAnswers, yesAnswers, type Expectation, type ExpectationKind } from './expectations.js';
+export { expectationSchema, isOpenVocabulary, noAnswers, yesAnswers, type Expectation, type ExpectationKind } from './expectations.js';
 export type { WordTiming } from './word-timing.js';
