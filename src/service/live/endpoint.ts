@@ -60,6 +60,7 @@ export class LiveEndpoint {
   private readonly sessions = new Set<LiveTtsSession>();
   private readonly keyCheck: NodeJS.Timeout;
   private readonly unwatch: () => void;
+  private readonly unsubscribe: () => void;
   private draining = false;
 
   constructor(
@@ -75,6 +76,7 @@ export class LiveEndpoint {
       });
     });
     this.keyCheck = setInterval(() => void this.endRevokedSessions(), options.keyCheckIntervalMs).unref();
+    this.unsubscribe = service.accounts.onChange?.(() => void this.endRevokedSessions()) ?? (() => {});
     this.unwatch = watchLiveSessions(() => this.sessions.size);
   }
 
@@ -104,6 +106,7 @@ export class LiveEndpoint {
   async close(): Promise<void> {
     clearInterval(this.keyCheck);
     this.unwatch();
+    this.unsubscribe();
     this.draining = true;
     const sessions = [...this.sessions];
     for (const session of sessions) session.shutdown('the server is shutting down');
@@ -138,7 +141,7 @@ export class LiveEndpoint {
       if (this.sessions.size >= this.options.maxSessions) {
         throw new ServiceError(503, `the server is at its limit of ${this.options.maxSessions} live sessions; retry shortly`, 1);
       }
-      release = this.service.accounts.admit(principal, 'live-session');
+      release = await this.service.accounts.admit(principal, 'live-session');
       const model = modelForLive(request.headers.model);
       span.span.setAttribute(spanAttributes.ttsModel, model.id);
       let adopted = false;
