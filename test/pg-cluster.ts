@@ -45,7 +45,8 @@ async function freePort(): Promise<number> {
 
 const quote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
 
-export async function startPgCluster(): Promise<PgCluster> {
+/** `durable`: keep PostgreSQL's default fsync and synchronous commit (benchmarks); tests turn them off for speed. */
+export async function startPgCluster(options: { durable?: boolean } = {}): Promise<PgCluster> {
   const bin = binDir();
   const root = mkdtempSync(join(tmpdir(), 'shoal-pg-'));
   const asRoot = process.getuid?.() === 0;
@@ -61,8 +62,9 @@ export async function startPgCluster(): Promise<PgCluster> {
   const data = join(root, 'data');
   const port = await freePort();
   await command([join(bin, 'initdb'), '-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
-  const options = `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
-  const start = () => command([join(bin, 'pg_ctl'), '-D', data, '-o', options, '-l', join(root, 'log'), '-w', 'start']).then(() => {});
+  const fast = options.durable ? '' : ' -c fsync=off -c synchronous_commit=off -c full_page_writes=off';
+  const serverOptions = `-p ${port} -k ${root} -c listen_addresses=127.0.0.1 -c max_connections=200${fast}`;
+  const start = () => command([join(bin, 'pg_ctl'), '-D', data, '-o', serverOptions, '-l', join(root, 'log'), '-w', 'start']).then(() => {});
   const stop = () => command([join(bin, 'pg_ctl'), '-D', data, '-m', 'fast', '-w', 'stop']).then(() => {});
   await start();
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;

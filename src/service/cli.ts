@@ -19,6 +19,10 @@ export async function runServe(options: ServeOptions): Promise<void> {
     devKey: options.devKey,
     database: options.database,
     fleet: { log: (event, message) => logger.warn(event, message) },
+    rateLimit: {
+      ...(options.keyRate ? { requestsPerSecond: options.keyRate, burst: 2 * options.keyRate } : {}),
+      ...(options.keyLiveSessions ? { liveSessions: options.keyLiveSessions } : {}),
+    },
   });
   if (!options.devKey && (await accounts.stores.accounts.listKeys()).every((key) => key.revokedAt)) {
     const devKey = newDevKey();

@@ -1,5 +1,5 @@
 import { newId } from './ids.js';
-import { changesChannel, type PgDatabase, type Queryable } from './pg-database.js';
+import { changesChannel, StoreUnavailableError, type PgDatabase, type Queryable } from './pg-database.js';
 import { UnknownUserError } from './sqlite-account-store.js';
 import type { AccountStore, ApiKeyRecord, DebitResult, HoldResult, NewKey, NewUser, UserRecord } from './types.js';
 
@@ -49,6 +49,9 @@ function toKey(row: KeyRow): ApiKeyRecord {
  * stopped renewing its lease is returned by `FleetState` (see fleet-state.ts).
  */
 export class PgAccountStore implements AccountStore {
+  /** Settles that could not reach the database, by hold id: retried by `settlePending` (the fleet's heartbeat). */
+  private readonly pending = new Map<string, { userId: string; micros: number; description: string }>();
+
   constructor(
     private readonly db: PgDatabase,
     /** The instance whose heartbeat leases the holds this store takes. */
@@ -186,7 +189,30 @@ export class PgAccountStore implements AccountStore {
     });
   }
 
+  /**
+   * Ends a hold. When the database cannot be reached the settle is kept and retried until it lands, so the
+   * hold of a live instance is never left open (it is this instance's lease that keeps it from the sweep).
+   */
   async settle(userId: string, holdId: string, micros: number, description: string): Promise<DebitResult> {
+    try {
+      const result = await this.settleNow(userId, holdId, micros, description);
+      this.pending.delete(holdId);
+      return result;
+    } catch (error) {
+      if (error instanceof StoreUnavailableError) this.pending.set(holdId, { userId, micros, description });
+      throw error;
+    }
+  }
+
+  /** Retries the settles that could not reach the database; the count still pending. */
+  async settlePending(): Promise<number> {
+    for (const [holdId, { userId, micros, description }] of [...this.pending]) {
+      await this.settle(userId, holdId, micros, description).catch(() => {});
+    }
+    return this.pending.size;
+  }
+
+  private async settleNow(userId: string, holdId: string, micros: number, description: string): Promise<DebitResult> {
     const amount = Math.round(micros);
     if (!(amount >= 0)) throw new RangeError(`settle must be zero or positive, got ${micros} micro-credits`);
     const now = new Date().toISOString();

@@ -22,6 +22,8 @@ export interface FleetOptions {
   leaseMs?: number;
   sweepEveryMs?: number;
   rateLimit?: Partial<RateLimitOptions>;
+  /** Work retried at every heartbeat while the database is reachable (settles that failed during an outage). */
+  retry?: () => Promise<unknown>;
   /** Logs what the fleet does on its own (released holds, lost connections). */
   log?: (event: Record<string, unknown>, message: string) => void;
 }
@@ -33,9 +35,8 @@ export interface FleetOptions {
  * database) and live-session cap, and the change feed (LISTEN) that carries revocations and deletions.
  */
 export class PgFleet implements KeyLimits {
-  readonly instanceId = `inst_${randomUUID()}`;
   readonly rate: RateLimitOptions;
-  private readonly settings: Required<Omit<FleetOptions, 'rateLimit' | 'log'>>;
+  private readonly settings: Required<Omit<FleetOptions, 'rateLimit' | 'log' | 'retry'>>;
   private readonly limiter: RateLimiterPostgres;
   private readonly listeners = new Set<(change: string) => void>();
   private readonly unreleased = new Set<string>();
@@ -46,6 +47,8 @@ export class PgFleet implements KeyLimits {
 
   constructor(
     private readonly db: PgDatabase,
+    /** The id this instance's holds and live-session slots carry. */
+    readonly instanceId: string,
     private readonly options: FleetOptions = {},
   ) {
     this.settings = {
@@ -147,6 +150,7 @@ export class PgFleet implements KeyLimits {
       // Swept after a long stall: its holds were returned, so their requests will not be billed; carry on.
       if (rowCount === 0) await this.db.query('INSERT INTO instances (id) VALUES ($1) ON CONFLICT DO NOTHING', [this.instanceId]);
       for (const id of this.unreleased) await this.releaseLiveSession(id);
+      await this.options.retry?.();
     } catch (error) {
       this.options.log?.({ err: error }, 'database unreachable');
     }

@@ -59,7 +59,8 @@ export const pgMigrations: readonly Migration[] = [
       );
       CREATE INDEX live_sessions_key ON live_sessions(key_id);
       CREATE INDEX live_sessions_instance ON live_sessions(instance_id);
-      CREATE TABLE rate_counters (
+      -- Counters of the current rate window only: unlogged (no WAL write per request); a crash empties them, which is harmless.
+      CREATE UNLOGGED TABLE rate_counters (
         key VARCHAR(255) PRIMARY KEY,
         points INTEGER NOT NULL DEFAULT 0,
         expire BIGINT

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,11 +48,13 @@ export async function openPgStores(url: string, options: PgStoresOptions = {}): 
   let fleet: PgFleet | undefined;
   try {
     await staging.init();
-    fleet = options.serve === false ? undefined : new PgFleet(db, options.fleet);
+    const instanceId = `inst_${randomUUID()}`;
+    const accounts = new PgAccountStore(db, instanceId);
+    fleet = options.serve === false ? undefined : new PgFleet(db, instanceId, { ...options.fleet, retry: () => accounts.settlePending() });
     const stores: PgStores = {
       kind: 'postgres',
       db,
-      accounts: new PgAccountStore(db, fleet?.instanceId ?? 'admin'),
+      accounts,
       models: new PgVoiceModelStore(db, staging),
       fleet,
       releasedHolds: 0,
