@@ -3,6 +3,12 @@ import { changesChannel, StoreUnavailableError, type PgDatabase, type Queryable 
 import { UnknownUserError } from './sqlite-account-store.js';
 import type { AccountStore, ApiKeyRecord, DebitResult, HoldResult, NewKey, NewUser, UserRecord } from './types.js';
 
+export const defaults = {
+  /** Longest a found key is served from memory (revocations drop it at once through the change feed), in ms. */
+  keyCacheMs: 1_000,
+  keyCacheSize: 10_000,
+};
+
 interface UserRow {
   id: string;
   nickname: string;
@@ -49,6 +55,10 @@ function toKey(row: KeyRow): ApiKeyRecord {
  * stopped renewing its lease is returned by `FleetState` (see fleet-state.ts).
  */
 export class PgAccountStore implements AccountStore {
+  /** Keys found recently, by secret hash: a request's key lookup is served from memory while the change feed is up. */
+  private readonly keys = new Map<string, { key: ApiKeyRecord; atMs: number }>();
+  /** Whether keys may be served from memory: only while revocations arrive by the change feed (LISTEN). */
+  cacheKeys: () => boolean = () => false;
   /** Settles that could not reach the database, by hold id: retried by `settlePending` (the fleet's heartbeat). */
   private readonly pending = new Map<string, { userId: string; micros: number; description: string }>();
 
@@ -106,7 +116,31 @@ export class PgAccountStore implements AccountStore {
     return { id, userId: input.userId, name: input.name, createdAt: now, expiresAt: input.expiresAt ?? null, revokedAt: null };
   }
 
+  /**
+   * The key with this secret hash. While the change feed is up a found key is kept for up to `keyCacheMs`
+   * and dropped at once when any instance revokes it (`forget`), so a revocation still reaches every
+   * instance at once and within `keyCacheMs` at worst.
+   */
   async findKeyByHash(secretHash: string): Promise<ApiKeyRecord | null> {
+    const cached = this.keys.get(secretHash);
+    if (cached && this.cacheKeys() && performance.now() - cached.atMs < defaults.keyCacheMs) return cached.key;
+    const found = await this.lookUpKey(secretHash);
+    if (found) {
+      if (this.keys.size >= defaults.keyCacheSize) this.keys.clear();
+      this.keys.set(secretHash, { key: found, atMs: performance.now() });
+    } else this.keys.delete(secretHash);
+    return found;
+  }
+
+  /** Drops cached keys after a change: `key:<id>` (one key), `*` (changes may have been missed). */
+  forget(change: string): void {
+    if (change === '*') return this.keys.clear();
+    if (!change.startsWith('key:')) return;
+    const keyId = change.slice('key:'.length);
+    for (const [hash, entry] of this.keys) if (entry.key.id === keyId) this.keys.delete(hash);
+  }
+
+  private async lookUpKey(secretHash: string): Promise<ApiKeyRecord | null> {
     const { rows } = await this.db.query<KeyRow>(`SELECT ${keyColumns} FROM api_keys WHERE secret_hash = $1`, [secretHash], 'key-by-hash');
     return rows[0] ? toKey(rows[0]) : null;
   }
@@ -123,6 +157,7 @@ export class PgAccountStore implements AccountStore {
 
   /** Revokes and tells every instance at once (NOTIFY at commit), so live sessions of the key end everywhere. */
   async revokeKey(keyId: string): Promise<boolean> {
+    this.forget(`key:${keyId}`);
     return this.db.transaction(async (client) => {
       const { rowCount } = await client.query('UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL', [new Date().toISOString(), keyId]);
       if (rowCount === 1) await client.query('SELECT pg_notify($1, $2)', [changesChannel, `key:${keyId}`]);

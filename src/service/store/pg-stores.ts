@@ -51,6 +51,11 @@ export async function openPgStores(url: string, options: PgStoresOptions = {}): 
     const instanceId = `inst_${randomUUID()}`;
     const accounts = new PgAccountStore(db, instanceId);
     fleet = options.serve === false ? undefined : new PgFleet(db, instanceId, { ...options.fleet, retry: () => accounts.settlePending() });
+    if (fleet) {
+      const feed = fleet;
+      feed.onChange((change) => accounts.forget(change));
+      accounts.cacheKeys = () => feed.ready();
+    }
     const stores: PgStores = {
       kind: 'postgres',
       db,
