@@ -18,7 +18,7 @@ import {
   type Stores,
   type VoiceModelRecord,
 } from '../src/service/store/index.js';
-import { addCredit, createKey, listKeys, revokeKey } from '../src/service/store/cli.js';
+import { addCredit, createKey, listKeys, revokeKey } from '../src/cli/run-keys.js';
 import { startPgCluster, type PgCluster } from './pg-cluster.js';
 
 /** The suite's stores: SQLite in a temp folder, or a fresh database of the file's PostgreSQL cluster. */

@@ -12,19 +12,19 @@ export function registerKeys(program: Command): void {
     .option('--credit <amount>', 'starting credit for a new user', parsePositiveNumber)
     .option('--data <dir>', 'service data directory', '.shoal/data')
     .option('--database <url>', 'the PostgreSQL of a fleet instead of --data (env DATABASE_URL)', process.env.DATABASE_URL)
-    .action(async (options) => (await import('../../service/store/cli.js')).createKey(options));
+    .action(async (options) => (await import('../run-keys.js')).createKey(options));
   keys
     .command('list')
     .description('list API keys (names, users, expiry; never the keys)')
     .option('--data <dir>', 'service data directory', '.shoal/data')
     .option('--database <url>', 'the PostgreSQL of a fleet instead of --data (env DATABASE_URL)', process.env.DATABASE_URL)
-    .action(async (options) => (await import('../../service/store/cli.js')).listKeys(options));
+    .action(async (options) => (await import('../run-keys.js')).listKeys(options));
   keys
     .command('revoke <keyId>')
     .description('revoke an API key by its id')
     .option('--data <dir>', 'service data directory', '.shoal/data')
     .option('--database <url>', 'the PostgreSQL of a fleet instead of --data (env DATABASE_URL)', process.env.DATABASE_URL)
-    .action(async (keyId: string, options) => (await import('../../service/store/cli.js')).revokeKey(keyId, options));
+    .action(async (keyId: string, options) => (await import('../run-keys.js')).revokeKey(keyId, options));
 }
 
 export function registerCredit(program: Command): void {
@@ -35,6 +35,6 @@ export function registerCredit(program: Command): void {
     .option('--data <dir>', 'service data directory', '.shoal/data')
     .option('--database <url>', 'the PostgreSQL of a fleet instead of --data (env DATABASE_URL)', process.env.DATABASE_URL)
     .action(async (userId: string, amount: string, options) =>
-      (await import('../../service/store/cli.js')).addCredit(userId, parsePositiveNumber(amount), options),
+      (await import('../run-keys.js')).addCredit(userId, parsePositiveNumber(amount), options),
     );
 }

@@ -1,25 +1,7 @@
 import type { Command } from 'commander';
-import type { LogLevel } from '../../logging/index.js';
 import { logLevelOption, parsePort, parsePositiveInteger } from '../parse.js';
+import type { ServeCommandOptions } from '../options.js';
 import { describeBuiltinVoices } from '../../service/builtin-voices.js';
-
-export interface ServeOptions {
-  host: string;
-  port: number;
-  data: string;
-  /** PostgreSQL URL shared by several instances; default: SQLite in `data`. */
-  database?: string;
-  devKey?: string;
-  logLevel: LogLevel;
-  /** On SIGTERM/SIGINT, the longest wait for requests in progress before closing. */
-  drainTimeoutMs: number;
-  /** HTTP TTS responses synthesised at once; one more gets 503 + Retry-After (default: one per core). */
-  ttsStreams?: number;
-  /** Requests per second per API key (burst twice that); across the fleet with --database. */
-  keyRate?: number;
-  /** Live sessions per API key at once; across the fleet with --database. */
-  keyLiveSessions?: number;
-}
 
 export function registerServe(program: Command): void {
   program
@@ -42,8 +24,8 @@ export function registerServe(program: Command): void {
         '\nProbes (no API key): GET /healthz, GET /readyz (503 while draining or while the database is unreachable), GET /metrics (Prometheus).' +
         '\nSeveral instances on one PostgreSQL share keys, credit, limits and voice models: see docs/deployment.md.',
     )
-    .action(async ({ drainTimeout, ...rest }: Omit<ServeOptions, 'drainTimeoutMs'> & { drainTimeout: number }) => {
-      const { runServe } = await import('../../service/cli.js');
+    .action(async ({ drainTimeout, ...rest }: Omit<ServeCommandOptions, 'drainTimeoutMs'> & { drainTimeout: number }) => {
+      const { runServe } = await import('../run-serve.js');
       await runServe({ ...rest, drainTimeoutMs: drainTimeout });
     });
 }

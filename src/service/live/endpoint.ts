@@ -9,7 +9,7 @@ import { answerRawSocket } from '../http/connection-limits.js';
 import { bearerKey, unauthorizedMessage } from '../http/gate.js';
 import { extractTraceContext, startServerSpan } from '../http/tracing.js';
 import { modelForLive } from '../tts/models.js';
-import { LiveTtsSession } from './session.js';
+import { LiveTtsSession } from './live-tts-session.js';
 import { spanAttributes } from '../../tracing/index.js';
 import { countRefusal, watchLiveSessions } from '../../metrics/index.js';
 

@@ -1,8 +1,8 @@
-import { creditsToMicros, formatMicros, hashKeySecret, newKeySecret } from './ids.js';
-import { openPgStores } from './pg-stores.js';
-import { openSqliteStores } from './sqlite-stores.js';
-import { UnknownUserError } from './sqlite-account-store.js';
-import type { Stores } from './wiring.js';
+import { creditsToMicros, formatMicros, hashKeySecret, newKeySecret } from '../service/store/ids.js';
+import { openPgStores } from '../service/store/pg-stores.js';
+import { openSqliteStores } from '../service/store/sqlite-stores.js';
+import { UnknownUserError } from '../service/store/sqlite-account-store.js';
+import type { Stores } from '../service/store/wiring.js';
 
 /** Admin commands behind `shoal keys ...` and `shoal credit add`; they open the data directory directly. */
 
