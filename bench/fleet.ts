@@ -113,6 +113,7 @@ async function fleet(database: string, count: number) {
       served,
       refused402: statuses.filter((status) => status === 402).length,
       other: statuses.filter((status) => status !== 200 && status !== 402).length,
+      otherStatuses: [...new Set(statuses.filter((status) => status !== 200 && status !== 402))],
       creditMicros: credit,
       servedMicros: served * price,
       balanceAfterMicros: balanceAfter,
