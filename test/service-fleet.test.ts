@@ -3,9 +3,11 @@
  * revocations; PostgreSQL restarting, and an instance killed with -9.
  */
 import { spawn } from 'node:child_process';
+import { connect, createServer } from 'node:net';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BuiltinVoices, createSpeechService, type LiveOptions, type SpeechService } from '../src/service/index.js';
 import { creditsToMicros, hashKeySecret, openAccountServices, priceOf, type AccountServices, type PgStores, type RateLimitOptions } from '../src/service/store/index.js';
@@ -14,6 +16,23 @@ import { authHeaders, fixture, modelForm, testEngines, type TestUser } from './s
 import { connectLive } from './service-live-client.js';
 
 const root = join(import.meta.dirname, '..');
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Whether something accepts connections on the port. */
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1', () => (socket.end(), resolve(true)));
+    socket.once('error', () => resolve(false));
+  });
+}
 
 interface Instance {
   url: string;
@@ -36,14 +55,14 @@ afterEach(async () => {
 
 async function startInstance(
   database: string,
-  options: { rateLimit?: Partial<RateLimitOptions>; live?: Partial<LiveOptions>; leaseMs?: number } = {},
+  options: { rateLimit?: Partial<RateLimitOptions>; live?: Partial<LiveOptions>; leaseMs?: number; redisUrl?: string } = {},
 ): Promise<Instance> {
   const dataDir = await mkdtemp(join(tmpdir(), 'shoal-fleet-'));
   const services = await openAccountServices(dataDir, {
     database,
     engines: testEngines,
     rateLimit: options.rateLimit ?? { requestsPerSecond: 1000, burst: 1000 },
-    fleet: { heartbeatMs: 200, sweepEveryMs: 250, leaseMs: options.leaseMs },
+    fleet: { heartbeatMs: 200, sweepEveryMs: 250, leaseMs: options.leaseMs, redisUrl: options.redisUrl },
   });
   const service = await createSpeechService({
     accounts: services.accounts,
@@ -168,6 +187,33 @@ describe('two instances on one PostgreSQL', () => {
     first.ws.close();
     await first.closed;
     await until(async () => (await pgOf(a).db.query('SELECT 1 FROM live_sessions')).rowCount === 0);
+  }, 30_000);
+
+  it('share the request rate through Redis when given, and keep serving on their own counts while it is away', async () => {
+    const port = await freePort();
+    const redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    try {
+      const database = await cluster.createDatabase();
+      const options = { rateLimit: { requestsPerSecond: 2, burst: 6 }, redisUrl: `redis://127.0.0.1:${port}` };
+      const [a, b] = await Promise.all([startInstance(database, options), startInstance(database, options)]);
+      const user = await userWith(a, 'counted', creditsToMicros(10));
+      const wallet = (instance: Instance) => fetch(`${instance.url}/wallet/self/api-credit`, { headers: authHeaders(user) });
+      await until(() => listening(port), 5000);
+      // Both instances connected: until then each would count on its own.
+      const probe = new Redis(`redis://127.0.0.1:${port}`);
+      await until(async () => String(await probe.client('LIST')).trim().split('\n').length >= 3, 10_000);
+      probe.disconnect();
+      const statuses: number[] = [];
+      for (let i = 0; i < 10; i++) statuses.push((await wallet(i % 2 ? a : b)).status);
+      expect(statuses.filter((status) => status === 200)).toHaveLength(6);
+      expect((await pgOf(a).db.query('SELECT 1 FROM rate_counters')).rowCount).toBe(0);
+      redis.kill('SIGKILL');
+      await new Promise((resolve) => redis.once('exit', resolve));
+      const fresh = await userWith(a, 'fresh', creditsToMicros(10));
+      expect((await fetch(`${b.url}/wallet/self/api-credit`, { headers: authHeaders(fresh) })).status).toBe(200);
+    } finally {
+      redis.kill('SIGKILL');
+    }
   }, 30_000);
 
   it('return the holds of an instance killed with -9 after its lease and bill its request never; the other keeps serving', async () => {

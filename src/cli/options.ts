@@ -63,6 +63,8 @@ export interface ServeCommandOptions {
   data: string;
   /** PostgreSQL URL shared by several instances; default: SQLite in `data`. */
   database?: string;
+  /** With `database`: Redis for the request-rate counters. */
+  redis?: string;
   devKey?: string;
   logLevel: LogLevel;
   /** On SIGTERM/SIGINT, the longest wait for requests in progress before closing. */

@@ -15,10 +15,11 @@ function newDevKey(): string {
  */
 export async function runServe(options: ServeCommandOptions): Promise<void> {
   const logger = createLogger({ level: options.logLevel }).child({ component: 'service' });
+  if (options.redis && !options.database) throw new Error('--redis shares rate limits across a fleet: give --database postgres://... too (one instance counts in memory)');
   const accounts = await openAccountServices(options.data, {
     devKey: options.devKey,
     database: options.database,
-    fleet: { log: (event, message) => logger.warn(event, message) },
+    fleet: { redisUrl: options.redis, log: (event, message) => logger.warn(event, message) },
     rateLimit: {
       ...(options.keyRate ? { requestsPerSecond: options.keyRate, burst: 2 * options.keyRate } : {}),
       ...(options.keyLiveSessions ? { liveSessions: options.keyLiveSessions } : {}),

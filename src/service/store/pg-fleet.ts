@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { ServiceError } from '../accounts.js';
 import { refundHolds } from './pg-account-store.js';
 import { changesChannel, isUnavailable, StoreUnavailableError, type PgDatabase } from './pg-database.js';
@@ -22,6 +23,8 @@ export interface FleetOptions {
   leaseMs?: number;
   sweepEveryMs?: number;
   rateLimit?: Partial<RateLimitOptions>;
+  /** Keep the request-rate counters in this Redis instead of PostgreSQL (each instance falls back to its own count while Redis is away). */
+  redisUrl?: string;
   /** Work retried at every heartbeat while the database is reachable (settles that failed during an outage). */
   retry?: () => Promise<unknown>;
   /** Logs what the fleet does on its own (released holds, lost connections). */
@@ -32,12 +35,13 @@ export interface FleetOptions {
  * This instance's membership of a fleet sharing one PostgreSQL: a heartbeat that leases its credit holds
  * and live-session slots (an instance killed with -9 stops renewing, and any other instance returns its
  * holds after the lease), the fleet-wide per-key request rate (rate-limiter-flexible on the same
- * database) and live-session cap, and the change feed (LISTEN) that carries revocations and deletions.
+ * database, or on Redis when given) and live-session cap, and the change feed (LISTEN) that carries revocations and deletions.
  */
 export class PgFleet implements KeyLimits {
   readonly rate: RateLimitOptions;
-  private readonly settings: Required<Omit<FleetOptions, 'rateLimit' | 'log' | 'retry'>>;
-  private readonly limiter: RateLimiterPostgres;
+  private readonly settings: Required<Omit<FleetOptions, 'rateLimit' | 'log' | 'retry' | 'redisUrl'>>;
+  private readonly limiter: RateLimiterAbstract;
+  private readonly redis: Redis | undefined;
   private readonly listeners = new Set<(change: string) => void>();
   private readonly unreleased = new Set<string>();
   private timers: NodeJS.Timeout[] = [];
@@ -60,18 +64,25 @@ export class PgFleet implements KeyLimits {
     // A fixed window of `burst` requests per burst/rate seconds: the same average rate and burst as one process's bucket.
     const duration = Math.max(1, Math.round(this.rate.burst / this.rate.requestsPerSecond));
     const points = Math.max(1, Math.round(duration * this.rate.requestsPerSecond), this.rate.burst);
-    this.limiter = new RateLimiterPostgres({
-      storeClient: db.pool,
-      storeType: 'pool',
-      tableName: 'rate_counters',
-      tableCreated: true,
-      clearExpiredByTimeout: false,
+    const window = {
       keyPrefix: 'rate',
       points,
       duration,
-      // Once a key is over, it is refused from memory until its window ends: no database write per refusal.
+      // Once a key is over, it is refused from memory until its window ends: no store write per refusal.
       inMemoryBlockOnConsumed: points + 1,
-    });
+    };
+    if (options.redisUrl) {
+      this.redis = new Redis(options.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+      let reported = false;
+      this.redis.on('error', (error: Error) => {
+        if (!reported) options.log?.({ err: error }, 'redis unreachable; each instance counts rate limits on its own meanwhile');
+        reported = true;
+      });
+      this.redis.on('ready', () => (reported = false));
+      this.limiter = new RateLimiterRedis({ ...window, storeClient: this.redis, insuranceLimiter: new RateLimiterMemory(window) });
+    } else {
+      this.limiter = new RateLimiterPostgres({ ...window, storeClient: db.pool, storeType: 'pool', tableName: 'rate_counters', tableCreated: true, clearExpiredByTimeout: false });
+    }
   }
 
   /** Registers the instance, starts the heartbeat, the lease sweep and the change listener. */
@@ -212,6 +223,7 @@ export class PgFleet implements KeyLimits {
     this.listener = undefined;
     this.listening = false;
     await listener?.end().catch(() => {});
+    await this.redis?.quit().catch(() => {});
     await this.db.query('DELETE FROM instances WHERE id = $1', [this.instanceId]).catch(() => {});
   }
 }
