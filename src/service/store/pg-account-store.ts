@@ -209,7 +209,7 @@ export class PgAccountStore implements AccountStore {
       const taken = await client.query<{ credit_micros: number }>(
         'UPDATE users SET credit_micros = credit_micros - $2, updated_at = $3 WHERE id = $1 AND credit_micros >= $2 RETURNING credit_micros',
         [userId, amount, now],
-        );
+      );
       if (taken.rows[0]) {
         await client.query(
           `INSERT INTO holds (id, user_id, instance_id, held_micros, created_at) VALUES ($1, $2, $3, $4, $5)
