@@ -284,4 +284,14 @@ describe('two instances on one PostgreSQL', () => {
     const ledger = await pgOf(a).db.query("SELECT amount_micros FROM ledger WHERE request_id = 'in-flight'");
     expect(ledger.rows).toEqual([{ amount_micros: -60 }]);
   }, 60_000);
+
+  it('start when PostgreSQL comes up a moment after them', async () => {
+    const database = await cluster.createDatabase();
+    await cluster.stop();
+    const starting = startInstance(database);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await cluster.start();
+    const instance = await starting;
+    expect((await fetch(`${instance.url}/readyz`)).status).toBe(200);
+  }, 60_000);
 });

@@ -4,9 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileArea } from './file-area.js';
 import { PgAccountStore } from './pg-account-store.js';
-import { PgDatabase } from './pg-database.js';
+import pRetry from 'p-retry';
+import { isUnavailable, PgDatabase, StoreUnavailableError } from './pg-database.js';
 import { PgFleet, type FleetOptions } from './pg-fleet.js';
 import { PgVoiceModelStore } from './pg-voice-model-store.js';
+
+export const defaults = {
+  /** Attempts to reach the database at start (about 30 s in all) before giving up. */
+  startRetries: 8,
+};
 
 export interface PgStores {
   kind: 'postgres';
@@ -70,7 +76,15 @@ export async function openPgStores(url: string, options: PgStoresOptions = {}): 
         await rm(stagingRoot, { recursive: true, force: true });
       },
     };
-    await db.migrate(undefined, options.setup && (() => options.setup!(stores)));
+    // Instances often start together with their database (compose, a rolling restart): a serving one waits for it a little.
+    await pRetry(() => db.migrate(undefined, options.setup && (() => options.setup!(stores))), {
+      retries: options.serve === false ? 0 : defaults.startRetries,
+      minTimeout: 500,
+      maxTimeout: 5_000,
+      shouldRetry: ({ error }) => isUnavailable(error) || error instanceof StoreUnavailableError,
+      onFailedAttempt: ({ error, attemptNumber }) =>
+        options.fleet?.log?.({ err: error, attempt: attemptNumber }, 'the database is not reachable yet; retrying'),
+    });
     if (fleet) {
       await fleet.start();
       stores.releasedHolds = await fleet.sweep();
