@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what Shoal needs on a fresh Debian/Ubuntu machine. Safe to run again.
 #   scripts/setup.sh          npm packages + the local ASR engine (pocketsphinx)
-#   scripts/setup.sh --test   also Chromium and Firefox ESR (browser tests) and sox
+#   scripts/setup.sh --test   also Chromium and Firefox ESR (browser tests), sox, PostgreSQL and Redis (fleet tests)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,7 +24,7 @@ node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(
 
 # Debian packages
 packages=(pocketsphinx pocketsphinx-en-us)
-$want_test && packages+=(chromium firefox-esr sox)
+$want_test && packages+=(chromium firefox-esr sox postgresql redis-server)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if [ ${#missing[@]} -eq 0 ]; then

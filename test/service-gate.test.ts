@@ -26,7 +26,7 @@ class SwitchableGate implements AccountGate {
   async reserve(principal: Principal, _usage: Usage, requestId: string): Promise<Reservation> {
     return { extend: async () => {}, settle: async (delivered) => (delivered ? this.charge(principal, delivered, requestId) : undefined) };
   }
-  admit(): () => void {
+  async admit(): Promise<() => void> {
     if (this.overRate) throw new ServiceError(429, 'too many requests; retry later', 3);
     this.openSlots += 1;
     return () => (this.openSlots -= 1);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FliteEngine, PocketSphinxEngine, type SpeechRecognitionEngine, type TextToSpeechEngine } from '../src/engines/index.js';
 import { BuiltinVoices, createSpeechService, type ServiceLimits } from '../src/service/index.js';
-import { creditsToMicros, hashKeySecret, openAccountServices, type AccountServices, type AccountServicesOptions } from '../src/service/store/index.js';
+import { creditsToMicros, hashKeySecret, openAccountServices, type AccountServices, type AccountServicesOptions, type SqliteStores } from '../src/service/store/index.js';
 
 export interface TestUser {
   id: string;
@@ -15,7 +15,7 @@ export interface TestUser {
 export interface Harness {
   url: string;
   app: FastifyInstance;
-  services: AccountServices;
+  services: AccountServices<SqliteStores>;
   dataDir: string;
   users: { alice: TestUser; bob: TestUser; carol: TestUser };
   close(): Promise<void>;
@@ -28,7 +28,7 @@ export const testEngines = {
   asr: () => (asr ??= new PocketSphinxEngine()),
 };
 
-export async function startHarness(options: Partial<AccountServicesOptions> & { dataDir?: string; limits?: Partial<ServiceLimits> } = {}): Promise<Harness> {
+export async function startHarness(options: Partial<Omit<AccountServicesOptions, 'database'>> & { dataDir?: string; limits?: Partial<ServiceLimits> } = {}): Promise<Harness> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'shoal-svc-')));
   const services = await openAccountServices(dataDir, { engines: testEngines, ...options });
   const users = {} as Harness['users'];

@@ -61,12 +61,20 @@ export interface ServeCommandOptions {
   host: string;
   port: number;
   data: string;
+  /** PostgreSQL URL shared by several instances; default: SQLite in `data`. */
+  database?: string;
+  /** With `database`: Redis for the request-rate counters. */
+  redis?: string;
   devKey?: string;
   logLevel: LogLevel;
   /** On SIGTERM/SIGINT, the longest wait for requests in progress before closing. */
   drainTimeoutMs: number;
   /** HTTP TTS responses synthesised at once; one more gets 503 + Retry-After (default: one per core). */
   ttsStreams?: number;
+  /** Requests per second per API key (burst twice that); across the fleet with --database. */
+  keyRate?: number;
+  /** Live sessions per API key at once; across the fleet with --database. */
+  keyLiveSessions?: number;
 }
 
 export interface ServiceConnectionOptions {

@@ -1,11 +1,15 @@
 import { creditsToMicros, formatMicros, hashKeySecret, newKeySecret } from '../service/store/ids.js';
+import { openPgStores } from '../service/store/pg-stores.js';
 import { openSqliteStores } from '../service/store/sqlite-stores.js';
 import { UnknownUserError } from '../service/store/sqlite-account-store.js';
+import type { Stores } from '../service/store/wiring.js';
 
 /** Admin commands behind `shoal keys ...` and `shoal credit add`; they open the data directory directly. */
 
 interface DataOption {
   data: string;
+  /** A fleet's PostgreSQL URL; when given, `data` is not used. */
+  database?: string;
 }
 
 export interface CreateKeyOptions extends DataOption {
@@ -19,13 +23,13 @@ function print(line: string): void {
   process.stdout.write(`${line}\n`);
 }
 
-async function withStores<T>(dataDir: string, work: (stores: Awaited<ReturnType<typeof openSqliteStores>>) => Promise<T>): Promise<T> {
-  // The server may be running on this directory: never sweep its in-flight uploads.
-  const stores = await openSqliteStores(dataDir, { sweep: false });
+async function withStores<T>(where: DataOption, work: (stores: Stores) => Promise<T>): Promise<T> {
+  // Servers may be running on these stores: never sweep their in-flight uploads or release their holds.
+  const stores = where.database ? await openPgStores(where.database, { serve: false, poolSize: 1 }) : await openSqliteStores(where.data, { sweep: false });
   try {
     return await work(stores);
   } finally {
-    stores.close();
+    await stores.close();
   }
 }
 
@@ -41,7 +45,7 @@ export async function createKey(options: CreateKeyOptions): Promise<void> {
   const name = options.name.trim();
   if (!name) throw new Error('--name: give the key a descriptive name');
   const expiresAt = parseExpiry(options.expires);
-  await withStores(options.data, async ({ accounts }) => {
+  await withStores(options, async ({ accounts }) => {
     const secret = newKeySecret();
     const keyInput = { name, secretHash: hashKeySecret(secret), expiresAt };
     const existing = options.user ? await accounts.getUser(options.user) : null;
@@ -57,7 +61,7 @@ export async function createKey(options: CreateKeyOptions): Promise<void> {
 }
 
 export async function listKeys(options: DataOption): Promise<void> {
-  await withStores(options.data, async ({ accounts }) => {
+  await withStores(options, async ({ accounts }) => {
     const keys = await accounts.listKeys();
     if (keys.length === 0) {
       print('no API keys yet; create one with `shoal keys create --name NAME`');
@@ -78,7 +82,7 @@ export async function listKeys(options: DataOption): Promise<void> {
 }
 
 export async function revokeKey(keyId: string, options: DataOption): Promise<void> {
-  await withStores(options.data, async ({ accounts }) => {
+  await withStores(options, async ({ accounts }) => {
     if (!(await accounts.revokeKey(keyId))) {
       const known = (await accounts.listKeys()).some((key) => key.id === keyId);
       throw new Error(known ? `key ${keyId} is already revoked` : `no key with id ${keyId}; see \`shoal keys list\``);
@@ -88,7 +92,7 @@ export async function revokeKey(keyId: string, options: DataOption): Promise<voi
 }
 
 export async function addCredit(userId: string, amount: number, options: DataOption): Promise<void> {
-  await withStores(options.data, async ({ accounts }) => {
+  await withStores(options, async ({ accounts }) => {
     try {
       const user = await accounts.addCredit(userId, creditsToMicros(amount), `credit added by admin: ${amount}`);
       print(`user ${user.id} credit: ${formatMicros(user.creditMicros)}`);

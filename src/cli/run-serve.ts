@@ -14,27 +14,37 @@ function newDevKey(): string {
  * `listening on http://HOST:PORT` when ready and shuts down cleanly on SIGINT/SIGTERM.
  */
 export async function runServe(options: ServeCommandOptions): Promise<void> {
-  const accounts = await openAccountServices(options.data, { devKey: options.devKey });
+  const logger = createLogger({ level: options.logLevel }).child({ component: 'service' });
+  if (options.redis && !options.database) throw new Error('--redis shares rate limits across a fleet: give --database postgres://... too (one instance counts in memory)');
+  const accounts = await openAccountServices(options.data, {
+    devKey: options.devKey,
+    database: options.database,
+    fleet: { redisUrl: options.redis, log: (event, message) => logger.warn(event, message) },
+    rateLimit: {
+      ...(options.keyRate ? { requestsPerSecond: options.keyRate, burst: 2 * options.keyRate } : {}),
+      ...(options.keyLiveSessions ? { liveSessions: options.keyLiveSessions } : {}),
+    },
+  });
   if (!options.devKey && (await accounts.stores.accounts.listKeys()).every((key) => key.revokedAt)) {
     const devKey = newDevKey();
     await ensureDevKey(accounts.stores.accounts, devKey);
-    process.stderr.write(
-      `warning: no --dev-key given and ${options.data} holds no API key; created this dev key (it is shown once):\n${devKey}\n`,
-    );
+    const where = options.database ? 'the database' : options.data;
+    process.stderr.write(`warning: no --dev-key given and ${where} holds no API key; created this dev key (it is shown once):\n${devKey}\n`);
   }
   const service = await createSpeechService({
     accounts: accounts.accounts,
+    storeReady: accounts.ready,
     voices: new BuiltinVoices(accounts.voices),
     extraRoutes: [accounts.routes],
     ...(options.ttsStreams ? { limits: { ttsStreams: options.ttsStreams } } : {}),
-    logger: createLogger({ level: options.logLevel }).child({ component: 'service' }),
+    logger,
   });
   let url: string;
   try {
     url = await service.listen({ host: options.host, port: options.port });
   } catch (error) {
     await service.close();
-    accounts.close();
+    await accounts.close();
     throw error;
   }
   process.stdout.write(`listening on ${url}\n`);
@@ -52,8 +62,9 @@ export async function runServe(options: ServeCommandOptions): Promise<void> {
         .drain(options.drainTimeoutMs)
         .then(() => service.close())
         .catch((error: unknown) => service.app.log.error({ err: error }, 'closing the server failed'))
+        .then(() => accounts.close())
+        .catch((error: unknown) => service.app.log.error({ err: error }, 'closing the stores failed'))
         .finally(() => {
-          accounts.close();
           process.off('SIGINT', stop);
           process.off('SIGTERM', stop);
           resolve();

@@ -40,7 +40,12 @@ export interface AccountGate {
   /** Debits a successful request exactly once; `requestId` makes a repeated call a no-op. */
   charge(principal: Principal, usage: Usage, requestId: string): Promise<void>;
   /** Throws ServiceError 429 (with retryAfterSeconds) when the caller is over its rate; returns a release function for concurrency slots. */
-  admit(principal: Principal, kind: 'request' | 'live-session'): () => void;
+  admit(principal: Principal, kind: 'request' | 'live-session'): Promise<() => void>;
+  /**
+   * Calls `listener` when a key may have been revoked or a model deleted elsewhere (another instance of a
+   * fleet), so open sessions are checked at once rather than at their next periodic check.
+   */
+  onChange?(listener: () => void): () => void;
 }
 
 export interface VoiceResolver {

@@ -24,6 +24,8 @@ export interface SpeechServiceOptions {
   accounts?: AccountGate;
   /** The one accepted bearer key when `accounts` is not given. */
   apiKey?: string;
+  /** `/readyz` answers 503 while this says false (the accounts' database is unreachable). */
+  storeReady?: () => boolean;
   /** Resolves `reference_id`s. Default: the built-in voices. */
   voices?: VoiceResolver;
   /** Engine factories. Default: flite TTS and pocketsphinx ASR, created on first use. */
@@ -93,7 +95,7 @@ export async function createSpeechService(options: Partial<SpeechServiceOptions>
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send({ status: 404, message: `no route ${request.method} ${request.url.split('?')[0]}` }),
   );
-  const probes: ServiceDrain = installProbes(app);
+  const probes: ServiceDrain = installProbes(app, settings.storeReady);
   installGate(app, accounts);
   installMsgpackParser(app, context.limits.msgpack);
   await app.register(multipart, { limits: { fileSize: context.limits.asrAudioBytes, files: 1, fields: 10, parts: 12 } });

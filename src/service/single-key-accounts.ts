@@ -54,7 +54,7 @@ export class SingleKeyAccounts implements AccountGate {
     this.charges.push({ principal, usage, requestId });
   }
 
-  admit(): () => void {
+  async admit(): Promise<() => void> {
     return () => {};
   }
 }

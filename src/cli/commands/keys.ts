@@ -11,16 +11,19 @@ export function registerKeys(program: Command): void {
     .option('--expires <date>', 'expiry date (ISO 8601)')
     .option('--credit <amount>', 'starting credit for a new user', parsePositiveNumber)
     .option('--data <dir>', 'service data directory', '.shoal/data')
+    .option('--database <url>', 'the PostgreSQL of a fleet instead of --data (env DATABASE_URL)', process.env.DATABASE_URL)
     .action(async (options) => (await import('../run-keys.js')).createKey(options));
   keys
     .command('list')
     .description('list API keys (names, users, expiry; never the keys)')
     .option('--data <dir>', 'service data directory', '.shoal/data')
+    .option('--database <url>', 'the PostgreSQL of a fleet instead of --data (env DATABASE_URL)', process.env.DATABASE_URL)
     .action(async (options) => (await import('../run-keys.js')).listKeys(options));
   keys
     .command('revoke <keyId>')
     .description('revoke an API key by its id')
     .option('--data <dir>', 'service data directory', '.shoal/data')
+    .option('--database <url>', 'the PostgreSQL of a fleet instead of --data (env DATABASE_URL)', process.env.DATABASE_URL)
     .action(async (keyId: string, options) => (await import('../run-keys.js')).revokeKey(keyId, options));
 }
 
@@ -30,6 +33,7 @@ export function registerCredit(program: Command): void {
     .command('add <userId> <amount>')
     .description('add credit to a user')
     .option('--data <dir>', 'service data directory', '.shoal/data')
+    .option('--database <url>', 'the PostgreSQL of a fleet instead of --data (env DATABASE_URL)', process.env.DATABASE_URL)
     .action(async (userId: string, amount: string, options) =>
       (await import('../run-keys.js')).addCredit(userId, parsePositiveNumber(amount), options),
     );

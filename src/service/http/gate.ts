@@ -46,7 +46,7 @@ export function installGate(app: FastifyInstance, accounts: AccountGate): void {
     if (!principal) throw new ServiceError(401, unauthorizedMessage);
     request.principal = principal;
     if (request.routeOptions.config?.inference) await accounts.ensureCredit(principal);
-    const release = accounts.admit(principal, 'request');
+    const release = await accounts.admit(principal, 'request');
     reply.raw.once('close', release);
   });
 }

@@ -14,11 +14,14 @@ export interface ServiceDrain {
  * `GET /healthz`, `/readyz` and `/metrics` without an API key, ahead of the gate; counts requests in progress
  * and refuses new ones while draining. Must be installed before the gate so refusals cost nothing.
  */
-export function installProbes(app: FastifyInstance): ServiceDrain {
+export function installProbes(app: FastifyInstance, storeReady: () => boolean = () => true): ServiceDrain {
   startProcessMetrics();
   const inFlight$ = new BehaviorSubject(0);
   let draining = false;
-  const readiness = { ready: () => !draining, describe: () => ({ draining, requests: inFlight$.value }) };
+  const readiness = {
+    ready: () => !draining && storeReady(),
+    describe: () => ({ draining, database: storeReady() ? 'reachable' : 'unreachable', requests: inFlight$.value }),
+  };
   const paths = new Set<string>(probePaths);
   app.addHook('onRequest', async (request, reply) => {
     if (paths.has(request.url.split('?')[0]!)) return;

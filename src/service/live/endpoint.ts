@@ -20,6 +20,7 @@ export class LiveEndpoint {
   private readonly sessions = new Set<LiveTtsSession>();
   private readonly keyCheck: NodeJS.Timeout;
   private readonly unwatch: () => void;
+  private readonly unsubscribe: () => void;
   private draining = false;
 
   constructor(
@@ -35,6 +36,7 @@ export class LiveEndpoint {
       });
     });
     this.keyCheck = setInterval(() => void this.endRevokedSessions(), options.keyCheckIntervalMs).unref();
+    this.unsubscribe = service.accounts.onChange?.(() => void this.endRevokedSessions()) ?? (() => {});
     this.unwatch = watchLiveSessions(() => this.sessions.size);
   }
 
@@ -64,6 +66,7 @@ export class LiveEndpoint {
   async close(): Promise<void> {
     clearInterval(this.keyCheck);
     this.unwatch();
+    this.unsubscribe();
     this.draining = true;
     const sessions = [...this.sessions];
     for (const session of sessions) session.shutdown('the server is shutting down');
@@ -98,7 +101,7 @@ export class LiveEndpoint {
       if (this.sessions.size >= this.options.maxSessions) {
         throw new ServiceError(503, `the server is at its limit of ${this.options.maxSessions} live sessions; retry shortly`, 1);
       }
-      release = this.service.accounts.admit(principal, 'live-session');
+      release = await this.service.accounts.admit(principal, 'live-session');
       const model = modelForLive(request.headers.model);
       span.span.setAttribute(spanAttributes.ttsModel, model.id);
       let adopted = false;

@@ -1,6 +1,5 @@
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { createReadStream } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { ServiceError } from '../accounts.js';
 import { RequestValidationError } from '../http/errors.js';
@@ -129,13 +128,13 @@ export const modelRoutes: FastifyPluginAsync<ModelRoutesOptions> = async (app: F
     const model = await visibleModel(request);
     if (!model.coverFile) throw new ServiceError(404, `voice model ${model.id} has no cover image`);
     const extension = model.coverFile.split('.').pop() ?? '';
-    return reply.type(coverTypes[extension] ?? 'application/octet-stream').send(createReadStream(store.filePath(model.id, model.coverFile)));
+    return reply.type(coverTypes[extension] ?? 'application/octet-stream').send(await store.openFile(model.id, model.coverFile));
   });
 
   app.get<{ Params: { id: string; taskId: string } }>('/model/:id/samples/:taskId', async (request, reply) => {
     const model = await visibleModel(request);
     const sample = model.generated.find((entry) => entry.task_id === request.params.taskId);
     if (!sample) throw new ServiceError(404, `voice model ${model.id} has no sample ${request.params.taskId}`);
-    return reply.type('audio/wav').send(createReadStream(store.filePath(model.id, sample.file)));
+    return reply.type('audio/wav').send(await store.openFile(model.id, sample.file));
   });
 };

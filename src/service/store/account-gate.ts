@@ -1,7 +1,7 @@
 import { ServiceError, type AccountGate, type Principal, type Reservation, type Usage } from '../accounts.js';
 import { CreditHold } from './credit-hold.js';
 import { hashKeySecret } from './ids.js';
-import { KeyRateLimiter, type RateLimitOptions } from './rate-limiter.js';
+import { KeyRateLimiter, type KeyLimits, type RateLimitOptions } from './rate-limiter.js';
 import type { AccountStore, ApiKeyRecord } from './types.js';
 
 export interface Pricing {
@@ -35,31 +35,37 @@ export function priceOf(usage: Usage, pricing: Pricing = defaults.pricing): numb
 export interface StoreAccountGateOptions {
   pricing?: Partial<Pricing>;
   rateLimit?: Partial<RateLimitOptions>;
+  /** The rate and live-session limits to use instead of this process's own (a fleet's, shared through the database). */
+  keyLimits?: KeyLimits;
   /** Clock for key expiry. */
   now?: () => Date;
+  /** A feed of revocations made elsewhere (a fleet's LISTEN), so live sessions end at once. */
+  onChange?: (listener: () => void) => () => void;
 }
 
 /** AccountGate over an AccountStore: hashed keys with expiry and revocation, exact debits, per-key rate limits. */
 export class StoreAccountGate implements AccountGate {
   readonly pricing: Pricing;
-  readonly limiter: KeyRateLimiter;
+  readonly limiter: KeyLimits;
   private readonly now: () => Date;
+  readonly onChange?: (listener: () => void) => () => void;
 
   constructor(
     private readonly store: AccountStore,
     options: StoreAccountGateOptions = {},
   ) {
     this.pricing = { ...defaults.pricing, ...options.pricing };
-    this.limiter = new KeyRateLimiter(options.rateLimit);
+    this.limiter = options.keyLimits ?? new KeyRateLimiter(options.rateLimit);
     this.now = options.now ?? (() => new Date());
+    this.onChange = options.onChange;
   }
 
   async authenticate(bearerKey: string | undefined): Promise<Principal | null> {
     const secret = bearerKey?.replace(/^bearer\s+/i, '').trim();
     if (!secret) return null;
     const key = await this.store.findKeyByHash(hashKeySecret(secret));
+    // A key's user exists: the key references it and users are never deleted.
     if (!key || !this.usable(key)) return null;
-    if (!(await this.store.getUser(key.userId))) return null;
     return { userId: key.userId, keyId: key.id };
   }
 
@@ -91,7 +97,7 @@ export class StoreAccountGate implements AccountGate {
     await this.store.debit(principal.userId, micros, requestId, describe(usage));
   }
 
-  admit(principal: Principal, kind: 'request' | 'live-session'): () => void {
+  async admit(principal: Principal, kind: 'request' | 'live-session'): Promise<() => void> {
     return this.limiter.admit(principal.keyId, kind);
   }
 }

@@ -1,4 +1,4 @@
-/** Accounts, API keys, credit, rate limits and voice models of the self-hosted service, over SQLite. */
+/** Accounts, API keys, credit, rate limits and voice models of the self-hosted service, over SQLite or PostgreSQL. */
 export type * from './types.js';
 export { openDatabase, migrate, type DatabaseOptions, type SqliteDatabase } from './database.js';
 export { migrations, type Migration } from './migrations.js';
@@ -7,8 +7,14 @@ export { SqliteAccountStore, UnknownUserError } from './sqlite-account-store.js'
 export { SqliteVoiceModelStore } from './sqlite-voice-model-store.js';
 export { openSqliteStores, ensureDevKey, type SqliteStores } from './sqlite-stores.js';
 export { StoreAccountGate, priceOf, type Pricing, type StoreAccountGateOptions } from './account-gate.js';
-export { KeyRateLimiter, type RateLimitOptions } from './rate-limiter.js';
+export { KeyRateLimiter, type KeyLimits, type RateLimitOptions } from './rate-limiter.js';
 export { StoreVoiceResolver, canSee } from './voice-resolver.js';
 export { hashKeySecret, newKeySecret, formatMicros, creditsToMicros, microsPerCredit } from './ids.js';
-export { openAccountServices, type AccountServices, type AccountServicesOptions } from './wiring.js';
+export { openAccountServices, openStores, type AccountServices, type AccountServicesOptions, type Stores } from './wiring.js';
+export { openPgStores, isPostgresUrl, type PgStores, type PgStoresOptions } from './pg-stores.js';
+export { PgDatabase, StoreUnavailableError } from './pg-database.js';
+export { PgAccountStore } from './pg-account-store.js';
+export { PgVoiceModelStore } from './pg-voice-model-store.js';
+export { PgFleet, type FleetOptions } from './pg-fleet.js';
+export { pgMigrations } from './pg-migrations.js';
 export { CreditHold, InsufficientCreditError } from './credit-hold.js';

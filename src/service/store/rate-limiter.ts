@@ -15,6 +15,13 @@ export const defaults: RateLimitOptions = {
   liveSessions: 5,
 };
 
+/** Per-key request rate and live-session cap: one process's (KeyRateLimiter) or a fleet's (PgFleet). */
+export interface KeyLimits {
+  readonly rate: RateLimitOptions;
+  /** Takes one request (and a live-session slot); throws ServiceError 429 with Retry-After when over; returns the slot's release. */
+  admit(keyId: string, kind: 'request' | 'live-session'): (() => void) | Promise<() => void>;
+}
+
 interface Bucket {
   tokens: number;
   refilledAtMs: number;
@@ -22,8 +29,9 @@ interface Bucket {
 }
 
 /** A token bucket per key for requests, and a counter per key for concurrent live sessions. */
-export class KeyRateLimiter {
+export class KeyRateLimiter implements KeyLimits {
   private readonly buckets = new Map<string, Bucket>();
+  readonly rate: RateLimitOptions;
   readonly options: RateLimitOptions;
 
   constructor(
@@ -31,6 +39,7 @@ export class KeyRateLimiter {
     private readonly nowMs: () => number = () => performance.now(),
   ) {
     this.options = { ...defaults, ...options };
+    this.rate = this.options;
     for (const [name, value] of Object.entries(this.options)) {
       if (!(typeof value === 'number' && value > 0)) throw new RangeError(`rate limit ${name} must be positive, got ${value}`);
     }

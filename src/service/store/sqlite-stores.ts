@@ -15,6 +15,7 @@ export const defaults = {
 };
 
 export interface SqliteStores {
+  kind: 'sqlite';
   db: SqliteDatabase;
   accounts: SqliteAccountStore;
   models: SqliteVoiceModelStore;
@@ -25,6 +26,8 @@ export interface SqliteStores {
   releasedHolds: number;
   /** Refreshes the query planner's statistics where they are stale (also done at open, hourly and at close). */
   optimize(): void;
+  /** Always true: the database is a file of this process. */
+  ready(): boolean;
   close(): void;
 }
 
@@ -60,7 +63,7 @@ export async function openSqliteStores(
     optimize();
     db.close();
   };
-  return { db, accounts, models, files, sweptFiles: removed, releasedHolds, optimize, close };
+  return { kind: 'sqlite', db, accounts, models, files, sweptFiles: removed, releasedHolds, optimize, ready: () => true, close };
 }
 
 /** Creates the user and key `secret` if no key with that secret exists; returns the key either way. */
@@ -74,12 +77,19 @@ export async function ensureDevKey(
   if (existing) return existing;
   const userId = options.userId ?? defaults.devUserId;
   const key = { name: 'dev key (shoal serve --dev-key)', secretHash: hash };
-  if (await accounts.getUser(userId)) return accounts.createKey({ ...key, userId });
-  const created = await accounts.createUserWithKey(
-    { id: userId, nickname: 'Developer', creditMicros: creditsToMicros(options.credit ?? defaults.devCredit), freeCredit: true },
-    key,
-  );
-  return created.key;
+  try {
+    if (await accounts.getUser(userId)) return await accounts.createKey({ ...key, userId });
+    const created = await accounts.createUserWithKey(
+      { id: userId, nickname: 'Developer', creditMicros: creditsToMicros(options.credit ?? defaults.devCredit), freeCredit: true },
+      key,
+    );
+    return created.key;
+  } catch (error) {
+    // Another process created it first (the key's hash is unique): that one is the dev key.
+    const created = await accounts.findKeyByHash(hash);
+    if (created) return created;
+    throw error;
+  }
 }
 
 export type { AccountStore, VoiceModelStore };

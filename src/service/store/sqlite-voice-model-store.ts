@@ -1,3 +1,4 @@
+import { createReadStream } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { join } from 'node:path';
 import type { SqliteDatabase } from './database.js';
@@ -5,7 +6,7 @@ import { FileArea, safeName } from './file-area.js';
 import { modelListSql } from './model-list-sql.js';
 import type { ModelPage, ModelPatch, ModelQuery, StagedFile, VoiceModelRecord, VoiceModelStore } from './types.js';
 
-interface ModelRow {
+export interface ModelRow {
   id: string;
   owner_id: string;
   type: string;
@@ -34,7 +35,7 @@ interface ModelRow {
   updated_at: string;
 }
 
-const columns = [
+export const columns = [
   'id', 'owner_id', 'type', 'title', 'title_language', 'description', 'cover_file', 'train_mode', 'state',
   'visibility', 'tags', 'languages', 'like_count', 'mark_count', 'shared_count', 'task_count', 'score',
   'lock_visibility', 'dmca_taken_down', 'default_text', 'source', 'samples', 'generated', 'voice',
@@ -42,7 +43,7 @@ const columns = [
 ] as const;
 
 
-function toRecord(row: ModelRow): VoiceModelRecord {
+export function toRecord(row: ModelRow): VoiceModelRecord {
   return {
     id: row.id,
     ownerId: row.owner_id,
@@ -73,7 +74,7 @@ function toRecord(row: ModelRow): VoiceModelRecord {
   };
 }
 
-function toRow(model: VoiceModelRecord): ModelRow & { score: number } {
+export function toRow(model: VoiceModelRecord): ModelRow & { score: number } {
   return {
     id: model.id,
     owner_id: model.ownerId,
@@ -226,6 +227,10 @@ export class SqliteVoiceModelStore implements VoiceModelStore {
 
   filePath(id: string, file: string): string {
     return join(this.files.modelDir(id), safeName(file));
+  }
+
+  async openFile(id: string, file: string): Promise<Readable> {
+    return createReadStream(this.filePath(id, file));
   }
 
   stage(content: Uint8Array | Readable): Promise<string> {

@@ -2,8 +2,8 @@ import type { Readable } from 'node:stream';
 import type { VoiceSettings } from '../../engines/types.js';
 
 /**
- * The storage seams of the service. SQLite implements them on one machine; a server database can
- * implement the same interfaces when one machine is not enough.
+ * The storage seams of the service. SQLite implements them on one machine; PostgreSQL implements the same
+ * interfaces for several instances on one database (`shoal serve --database postgres://...`).
  * Money is kept in integer micro-credits (1 credit = 1,000,000) so that debits add up exactly.
  */
 
@@ -190,8 +190,8 @@ export interface VoiceModelStore {
   /** Deletes the row, then the model's files. */
   delete(id: string): Promise<boolean>;
   incrementTaskCount(id: string): Promise<void>;
-  /** Absolute path of one of a model's files. */
-  filePath(id: string, file: string): string;
+  /** The bytes of one of a model's files (a sample, the cover). */
+  openFile(id: string, file: string): Promise<Readable>;
   /** Writes bytes or a stream (as it arrives) to the staging area with fsync, for a later create/update. */
   stage(content: Uint8Array | Readable): Promise<string>;
   /** Removes staged files that were never attached (after a failed request). */
