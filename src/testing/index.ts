@@ -1,0 +1,17 @@
+/**
+ * Scenario tests: simulated callers put through an agent on a real line's transport and codecs, on a virtual
+ * clock, with a verdict per scenario.
+ *
+ *   import { loadScenarios, runScenario } from 'shoal/testing';
+ *   const [scenario] = await loadScenarios('test/booking.scenarios.yaml');
+ *   const result = await runScenario(scenario);   // or ScenarioRunner.open() once for many
+ *   expect(result.failures).toEqual([]);
+ */
+export { loadScenarios, parseScenarios, defineScenario, ScenarioFileError } from './load.js';
+export { scenarioDefaults, type Scenario } from './scenario.js';
+export { ScenarioRunner, runScenario, ScenarioSetupError, type ScenarioResult, type RunOptions, type RunnerOptions, type AgentChoice } from './runner.js';
+export { matches, isSubset, type Failure } from './checks.js';
+export { scenarioFileSchema, scenarioJsonSchema, type ScenarioFile, type ScenarioSpec, type Step, type StepExpectation, type CallExpectation, type Conditions } from './schema.js';
+export type { CallLog, AgentTurn, StepWindow, TimedEvent } from './call-log.js';
+export { seededRandom } from './conditions.js';
+export type { JudgeOptions } from './judge.js';

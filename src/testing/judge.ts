@@ -1,0 +1,58 @@
+import OpenAI from 'openai';
+import type { JudgeQuestion } from './checks.js';
+
+/** Where `judge:` criteria are sent: an OpenAI-compatible chat-completions API. */
+export interface JudgeOptions {
+  url: string;
+  model?: string;
+  /** $OPENAI_API_KEY when absent; none for most local servers. */
+  key?: string;
+}
+
+export const judgeDefaults = { model: 'gpt-4o-mini', timeoutMs: 60_000 };
+
+export interface Verdict {
+  pass: boolean;
+  reason: string;
+}
+
+const instructions =
+  'You judge a phone call between a caller and a voice agent. You are given a criterion and what the agent said ' +
+  '(or the whole transcript). Answer with one JSON object and nothing else: {"pass": true|false, "reason": "<one short sentence>"}.';
+
+/** Asks the LLM whether `question.text` meets `question.criterion`. A reply that is not a verdict is a failure. */
+export async function judge(question: JudgeQuestion, options: JudgeOptions): Promise<Verdict> {
+  const apiKey = options.key ?? process.env.OPENAI_API_KEY;
+  const client = new OpenAI({
+    baseURL: options.url,
+    apiKey: apiKey ?? 'unused',
+    timeout: judgeDefaults.timeoutMs,
+    maxRetries: 1,
+    defaultHeaders: apiKey ? {} : { Authorization: null },
+  });
+  const completion = await client.chat.completions.create({
+    model: options.model ?? judgeDefaults.model,
+    temperature: 0,
+    messages: [
+      { role: 'system', content: instructions },
+      { role: 'user', content: `Criterion: ${question.criterion}\n\n${question.step === undefined ? 'Transcript' : 'The agent said'}:\n${question.text || '(nothing)'}` },
+    ],
+  });
+  return verdictOf(completion.choices[0]?.message.content ?? '');
+}
+
+/** Reads the judge's answer: the JSON verdict, or a bare PASS/FAIL as some small models answer. */
+export function verdictOf(answer: string): Verdict {
+  const json = /\{[\s\S]*\}/.exec(answer)?.[0];
+  if (json) {
+    try {
+      const parsed = JSON.parse(json) as { pass?: unknown; reason?: unknown };
+      if (typeof parsed.pass === 'boolean') return { pass: parsed.pass, reason: String(parsed.reason ?? '') };
+    } catch {
+      // not JSON after all: read it as words below
+    }
+  }
+  const word = /\b(pass|fail)\b/i.exec(answer)?.[1]?.toLowerCase();
+  if (word) return { pass: word === 'pass', reason: answer.trim().slice(0, 200) };
+  return { pass: false, reason: `the judge gave no verdict: ${answer.trim().slice(0, 200) || '(empty answer)'}` };
+}

@@ -1,0 +1,185 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Dialogue, EmbeddedAgentStack, VoiceAgent } from '../agent/index.js';
+import { createEmbeddedAgentStack } from '../agent/index.js';
+import { CallDriver, type StepClips } from './call-driver.js';
+import type { CallLog } from './call-log.js';
+import { CallerVoice, type Clip } from './caller-audio.js';
+import { checkCall, type Failure } from './checks.js';
+import { judge, type JudgeOptions } from './judge.js';
+import type { Scenario } from './scenario.js';
+
+/** What one scenario's call came to. `--json` prints these fields (snake_case) one object per line. */
+export interface ScenarioResult {
+  name: string;
+  file?: string;
+  passed: boolean;
+  failures: Failure[];
+  /** The agent's turns in the call, the greeting included. */
+  turns: number;
+  /** Length of the call on its clock, ms. */
+  durationMs: number;
+  /** Wall-clock time the call took to run, ms. */
+  wallMs: number;
+  /** durationMs / wallMs. */
+  speedup: number;
+  seed: number;
+  /** Voice-to-voice of each step with a caller's voice and a reply, ms. */
+  v2v: Array<{ step: number; ms: number }>;
+  /** `judge:` criteria not checked (no judge URL). */
+  skipped: Array<{ step?: number; criterion: string }>;
+  /** Everything the call left behind (transcript, events, audio tracks). */
+  log?: CallLog;
+}
+
+/** Where a scenario's agent comes from when the library is handed one instead of a name. */
+export interface AgentChoice {
+  /** A dialogue (or a factory of fresh ones, one per call) run on the runner's stack. */
+  dialogue?: Dialogue | (() => Dialogue);
+  /** A whole agent with its own engines. */
+  agent?: VoiceAgent;
+}
+
+export interface RunnerOptions {
+  /** Run on this stack instead of starting one (`close()` then leaves it open). */
+  stack?: EmbeddedAgentStack;
+  /** A running speech service instead of the embedded one. */
+  service?: { url: string; apiKey: string };
+  judge?: JudgeOptions;
+  /** The agent of scenarios that name none (e.g. Pipecat Evals files): a ready-made agent's name or a script file. */
+  defaultAgent?: { agent?: string; script?: string };
+}
+
+export interface RunOptions extends AgentChoice {
+  /** Seed of the line's conditions; the scenario's `conditions.seed`, else 1. */
+  seed?: number;
+}
+
+/** A scenario cannot be run as written (an unknown agent, a missing script or clip): exit 2, like a bad file. */
+export class ScenarioSetupError extends Error {
+  override readonly name = 'ScenarioSetupError';
+}
+
+/**
+ * Runs scenarios on one agent stack (the embedded speech service and engines, started once). Many calls may run
+ * at once; each has its own virtual clock.
+ */
+export class ScenarioRunner {
+  private readonly voice: CallerVoice;
+
+  private constructor(
+    private readonly stack: EmbeddedAgentStack,
+    private readonly owned: boolean,
+    private readonly options: RunnerOptions,
+  ) {
+    this.voice = new CallerVoice(stack.client);
+  }
+
+  static async open(options: RunnerOptions = {}): Promise<ScenarioRunner> {
+    const stack = options.stack ?? (await createEmbeddedAgentStack({ ...(options.service ? { service: options.service } : {}) }));
+    return new ScenarioRunner(stack, !options.stack, options);
+  }
+
+  async run(scenario: Scenario, options: RunOptions = {}): Promise<ScenarioResult> {
+    const seed = options.seed ?? scenario.conditions.seed ?? 1;
+    const agent = options.agent ?? this.stack.agentFor(await this.dialogueFor(scenario, options), { mode: scenario.mode });
+    const clips = await this.clipsFor(scenario);
+    const started = performance.now();
+    const log = await new CallDriver(agent, scenario, clips, seed).run();
+    const wallMs = performance.now() - started;
+    const outcome = checkCall(scenario, log);
+    const failures = [...outcome.failures];
+    const skipped: ScenarioResult['skipped'] = [];
+    for (const question of outcome.judge) {
+      if (!this.options.judge) {
+        skipped.push({ ...(question.step !== undefined ? { step: question.step } : {}), criterion: question.criterion });
+        continue;
+      }
+      try {
+        const verdict = await judge(question, this.options.judge);
+        if (!verdict.pass) failures.push({ ...(question.step !== undefined ? { step: question.step } : {}), message: `judge "${question.criterion}": ${verdict.reason}` });
+      } catch (error) {
+        failures.push({ ...(question.step !== undefined ? { step: question.step } : {}), message: `judge "${question.criterion}": the judge could not be asked: ${error instanceof Error ? error.message : String(error)}` });
+      }
+    }
+    failures.sort((a, b) => (a.step ?? Infinity) - (b.step ?? Infinity));
+    return {
+      name: scenario.name,
+      ...(scenario.file !== undefined ? { file: scenario.file } : {}),
+      passed: failures.length === 0,
+      failures,
+      turns: log.turns.filter((turn) => turn.report).length,
+      durationMs: log.endMs,
+      wallMs,
+      speedup: log.endMs / Math.max(1, wallMs),
+      seed,
+      v2v: outcome.v2v,
+      skipped,
+      log,
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.owned) await this.stack.close();
+  }
+
+  private async dialogueFor(scenario: Scenario, choice: AgentChoice): Promise<Dialogue> {
+    if (choice.dialogue) return typeof choice.dialogue === 'function' ? choice.dialogue() : choice.dialogue;
+    const fallback = scenario.agent === undefined && scenario.script === undefined && scenario.llm === undefined ? this.options.defaultAgent : undefined;
+    const script = scenario.script !== undefined ? resolve(scenario.dir, scenario.script) : fallback?.script;
+    const name = scenario.agent ?? fallback?.agent;
+    try {
+      if (scenario.llm) {
+        const { ChatCompletionDialogue } = await import('../../plugins/index.js');
+        const instructions = scenario.llm.instructions ? (await readFile(resolve(scenario.dir, scenario.llm.instructions), 'utf8')).trim() : undefined;
+        const apiKey = scenario.llm.key ?? process.env.OPENAI_API_KEY;
+        return new ChatCompletionDialogue({
+          baseUrl: scenario.llm.url.replace(/\/+$/, ''),
+          model: scenario.llm.model ?? 'gpt-4o-mini',
+          greeting: 'Hello! How can I help you today?',
+          endCallTool: true,
+          expectTool: true,
+          ...(apiKey ? { apiKey } : {}),
+          ...(instructions ? { systemPrompt: instructions } : {}),
+        });
+      }
+      if (script) {
+        const { loadScriptedDialogue } = await import('../../plugins/index.js');
+        return loadScriptedDialogue(script);
+      }
+      if (name) {
+        const { createDialogue } = await import('../../agents/index.js');
+        return createDialogue(name);
+      }
+    } catch (error) {
+      throw new ScenarioSetupError(`${scenario.file ?? scenario.name}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    throw new ScenarioSetupError(`${scenario.file ?? scenario.name}: no agent: give agent:, script: or llm: in the file (or --agent / --script)`);
+  }
+
+  private async clipsFor(scenario: Scenario): Promise<StepClips> {
+    const rate = scenario.line === 'wideband' ? 16000 : scenario.line === 'browser' ? 48000 : 8000;
+    const clips = new Map<number, Clip>();
+    await Promise.all(
+      scenario.steps.map(async (step, index) => {
+        try {
+          if (step.say !== undefined) clips.set(index, await this.voice.say(step.say, scenario.caller.voice, rate));
+          else if (step.play !== undefined) clips.set(index, await this.voice.play(step.play, scenario.dir, rate));
+        } catch (error) {
+          throw new ScenarioSetupError(`${scenario.file ?? scenario.name}: step ${index + 1}: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      }),
+    );
+    return clips;
+  }
+}
+
+/** Runs one scenario on a stack of its own (started and closed here); for many, open a `ScenarioRunner` once. */
+export async function runScenario(scenario: Scenario, options: RunOptions & RunnerOptions = {}): Promise<ScenarioResult> {
+  const runner = await ScenarioRunner.open(options);
+  try {
+    return await runner.run(scenario, options);
+  } finally {
+    await runner.close();
+  }
+}
