@@ -3,6 +3,7 @@ import { decodeMuLaw } from '../src/audio/index.js';
 import { defineScenario, ScenarioRunner, type Scenario, type ScenarioResult } from '../src/testing/index.js';
 import { checkCall } from '../src/testing/checks.js';
 import type { ScenarioSpec, StepExpectation, CallExpectation } from '../src/testing/schema.js';
+import { callsTools, FakeOpenAiServer, says } from './fake-openai-server.js';
 
 // One stack for the file; the calls are short and the checks are replayed against their logs.
 let runner: ScenarioRunner;
@@ -159,5 +160,51 @@ describe('barge-in, conditions and determinism', () => {
       defineScenario({ ...bargeIn, name: 'speaks after the greeting', conditions: {}, steps: [{ say: 'when are you open', expect: { interrupted: true } }] }),
     );
     expect(late.failures).toEqual([{ step: 1, message: 'interrupted: the caller did not speak over an agent turn' }]);
+  }, 120_000);
+});
+
+describe('an llm: agent and a judge', () => {
+  const llm = new FakeOpenAiServer();
+  const judgeServer = new FakeOpenAiServer();
+  beforeAll(async () => {
+    await llm.start();
+    await judgeServer.start();
+  });
+  afterAll(async () => {
+    await llm.close();
+    await judgeServer.close();
+  });
+
+  it('runs the model behind llm:, checks its tool calls and ending, and sends judge: criteria to --judge-url', async () => {
+    llm.handlers.push(
+      callsTools(
+        [
+          { id: 'call_1', name: 'book_table', arguments: { party_size: 2, day: 'friday' } },
+          { id: 'call_2', name: 'end_call', arguments: { reason: 'booked' } },
+        ],
+        'Booked for two on Friday. Goodbye!',
+      ),
+    );
+    judgeServer.handlers.push(says('{"pass": false, "reason": "it never asked for a name"}'), says('PASS'));
+    const scenario = defineScenario({
+      name: 'books with the model',
+      llm: { url: llm.baseUrl, model: 'fake-model' },
+      steps: [
+        { expect: { says: 'how can i help' } },
+        {
+          say: 'a table for two on friday please',
+          expect: { says: 'booked for two', tool: { name: 'book_table', args: { party_size: 2 } }, action: 'end_call', judge: 'the agent takes the caller\'s name' },
+        },
+      ],
+      expect: { ends_with: 'end_call', judge: 'the call is short' },
+    });
+    const result = await runner.run(scenario, { judge: { url: judgeServer.baseUrl, model: 'judge-model' } });
+    expect(result.failures).toEqual([{ step: 2, message: `judge "the agent takes the caller's name": it never asked for a name` }]);
+    expect(result.skipped).toEqual([]);
+    expect(llm.seen[0]!.body.model).toBe('fake-model');
+    expect(judgeServer.seen.map((request) => request.body.model)).toEqual(['judge-model', 'judge-model']);
+    const asked = JSON.stringify(judgeServer.seen[0]!.body.messages);
+    expect(asked).toContain("Criterion: the agent takes the caller's name");
+    expect(asked).toContain('Booked for two on Friday. Goodbye!');
   }, 120_000);
 });

@@ -49,8 +49,7 @@ export class CallDriver {
     private readonly clips: StepClips,
     seed: number,
   ) {
-    if (scenario.line === 'browser') throw new Error('line: browser is not supported by the runner yet; use phone or wideband');
-    this.line = new MediaStreamLine(dialects[scenario.line], this.clock, { traceparent: this.traceparent });
+    this.line = new MediaStreamLine(dialects[scenario.line === 'wideband' ? 'wideband' : 'phone'], this.clock, { traceparent: this.traceparent });
     const speechRms = Math.max(0, ...[...clips.values()].map((clip) => clip.speechRms));
     this.conditions = new LineConditions(scenario.conditions, seed, speechRms || 3000);
     this.session = agent.handle(this.line.transport, { clock: this.clock });

@@ -1,6 +1,6 @@
 import type { EmbeddedAgentStack } from '../agent/index.js';
 import { createEmbeddedAgentStack } from '../agent/index.js';
-import { scenarioDialogue, ScenarioSetupError, type AgentChoice, type DefaultAgent } from './agent-choice.js';
+import { checkScenarioSetup, scenarioDialogue, ScenarioSetupError, type AgentChoice, type DefaultAgent } from './agent-choice.js';
 import { CallDriver, type StepClips } from './call-driver.js';
 import type { CallLog } from './call-log.js';
 import { CallerVoice, type Clip } from './caller-audio.js';
@@ -44,6 +44,8 @@ export interface RunnerOptions {
 export interface RunOptions extends AgentChoice {
   /** Seed of the line's conditions; the scenario's `conditions.seed`, else 1. */
   seed?: number;
+  /** Where `judge:` criteria go for this run (else the runner's; without either they are skipped). */
+  judge?: JudgeOptions;
 }
 
 /**
@@ -68,6 +70,7 @@ export class ScenarioRunner {
 
   async run(scenario: Scenario, options: RunOptions = {}): Promise<ScenarioResult> {
     const seed = options.seed ?? scenario.conditions.seed ?? 1;
+    if (scenario.line === 'browser') await checkScenarioSetup(scenario);
     const agent = options.agent ?? this.stack.agentFor(await scenarioDialogue(scenario, options, this.options.defaultAgent), { mode: scenario.mode });
     const clips = await this.clipsFor(scenario);
     const started = performance.now();
@@ -76,13 +79,14 @@ export class ScenarioRunner {
     const outcome = checkCall(scenario, log);
     const failures = [...outcome.failures];
     const skipped: ScenarioResult['skipped'] = [];
+    const judgeOptions = options.judge ?? this.options.judge;
     for (const question of outcome.judge) {
-      if (!this.options.judge) {
+      if (!judgeOptions) {
         skipped.push({ ...(question.step !== undefined ? { step: question.step } : {}), criterion: question.criterion });
         continue;
       }
       try {
-        const verdict = await judge(question, this.options.judge);
+        const verdict = await judge(question, judgeOptions);
         if (!verdict.pass) failures.push({ ...(question.step !== undefined ? { step: question.step } : {}), message: `judge "${question.criterion}": ${verdict.reason}` });
       } catch (error) {
         failures.push({ ...(question.step !== undefined ? { step: question.step } : {}), message: `judge "${question.criterion}": the judge could not be asked: ${error instanceof Error ? error.message : String(error)}` });
