@@ -155,11 +155,14 @@ describe('barge-in, conditions and determinism', () => {
     expect(Buffer.compare(Buffer.from(other.log!.callerTrack.buffer), Buffer.from(first.log!.callerTrack.buffer))).not.toBe(0);
   }, 120_000);
 
-  it('interrupted fails when the agent finished the turn the caller spoke into', async () => {
+  it('interrupted fails when the agent finished the turn the caller spoke into (on the browser line)', async () => {
     const late = await runner.run(
-      defineScenario({ ...bargeIn, name: 'speaks after the greeting', conditions: {}, steps: [{ say: 'when are you open', expect: { interrupted: true } }] }),
+      defineScenario({ ...bargeIn, name: 'speaks after the greeting', line: 'browser', conditions: {}, steps: [{ say: 'when are you open', expect: { interrupted: true, says: 'noon' } }] }),
     );
     expect(late.failures).toEqual([{ step: 1, message: 'interrupted: the caller did not speak over an agent turn' }]);
+    expect(late.log!.sampleRate).toBe(16000);
+    expect(late.log!.sentMessages['audio']).toBeGreaterThan(100);
+    expect(late.log!.sentMessages['media']).toBeUndefined();
   }, 120_000);
 });
 

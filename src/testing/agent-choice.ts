@@ -62,7 +62,6 @@ export async function scenarioDialogue(scenario: Scenario, choice: AgentChoice =
 
 /** Checks, before any engine starts, that a scenario's agent can be made and its `play:` files can be read. */
 export async function checkScenarioSetup(scenario: Scenario, defaultAgent?: DefaultAgent): Promise<void> {
-  if (scenario.line === 'browser') throw new ScenarioSetupError(`${scenario.file ?? scenario.name}: line: browser cannot be run yet (its transport paces audio on the wall clock); use phone or wideband`);
   await scenarioDialogue(scenario, {}, defaultAgent);
   for (const [index, step] of scenario.steps.entries()) {
     if (step.play === undefined) continue;

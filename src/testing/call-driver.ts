@@ -4,6 +4,8 @@ import { formatTraceparent, newSpanId, newTraceId } from '../tracing/index.js';
 import { agentTurns, turnMs, type AgentTurn, type CallLog, type StepWindow, type TimedEvent } from './call-log.js';
 import type { Clip } from './caller-audio.js';
 import { LineConditions, type SentFrame } from './conditions.js';
+import { BrowserLine } from './browser-line.js';
+import type { Line } from './line.js';
 import { dialects, MediaStreamLine } from './media-stream-line.js';
 import type { Scenario } from './scenario.js';
 import type { Step } from './schema.js';
@@ -31,7 +33,7 @@ export type StepClips = ReadonlyMap<number, Clip>;
  */
 export class CallDriver {
   private readonly clock = new VirtualClock();
-  private readonly line: MediaStreamLine;
+  private readonly line: Line;
   private readonly session: CallSession;
   private readonly conditions: LineConditions;
   private readonly events: TimedEvent[] = [];
@@ -49,7 +51,8 @@ export class CallDriver {
     private readonly clips: StepClips,
     seed: number,
   ) {
-    this.line = new MediaStreamLine(dialects[scenario.line === 'wideband' ? 'wideband' : 'phone'], this.clock, { traceparent: this.traceparent });
+    const parameters = { traceparent: this.traceparent };
+    this.line = scenario.line === 'browser' ? new BrowserLine(this.clock, parameters) : new MediaStreamLine(dialects[scenario.line], this.clock, parameters);
     const speechRms = Math.max(0, ...[...clips.values()].map((clip) => clip.speechRms));
     this.conditions = new LineConditions(scenario.conditions, seed, speechRms || 3000);
     this.session = agent.handle(this.line.transport, { clock: this.clock });
@@ -89,14 +92,14 @@ export class CallDriver {
       events: this.events,
       turns: agentTurns(this.events),
       windows: this.windows,
-      spurts: this.line.spurts,
+      spurts: this.line.heard.spurts,
       summary,
       endedBy,
       endMs,
       traceparent: this.traceparent,
       sampleRate: this.line.sampleRate,
       callerTrack: this.track(this.callerPieces, endMs),
-      agentTrack: this.track(this.line.heard, endMs),
+      agentTrack: this.track(this.line.heard.pieces, endMs),
       sentMessages: { ...this.line.sent },
     };
   }
@@ -152,7 +155,7 @@ export class CallDriver {
   /** Waits for the agent's next turn to be heard, then `afterMs` into it (the caller barges in). */
   private async waitToInterrupt(window: StepWindow, afterMs: number): Promise<void> {
     const since = this.now;
-    const spurt = () => this.line.spurts.find((candidate) => candidate.startMs >= since);
+    const spurt = () => this.line.heard.spurts.find((candidate) => candidate.startMs >= since);
     await this.waitFor(() => spurt() !== undefined, this.scenario.replyTimeoutMs);
     const started = spurt();
     if (!started) {
@@ -174,7 +177,7 @@ export class CallDriver {
 
   /** The agent is not speaking and the caller has heard all it sent. */
   private idle(): boolean {
-    return this.speaking === 0 && this.now >= this.line.agentQueueEndMs;
+    return this.speaking === 0 && this.now >= this.line.heard.endMs;
   }
 
   private async waitFor(done: () => boolean, maxMs: number): Promise<void> {
@@ -211,7 +214,7 @@ export class CallDriver {
 
   private async settle(): Promise<void> {
     await this.session.settled();
-    await this.line.transport.playoutSent();
+    await this.line.playoutSent();
     await this.session.settled();
   }
 

@@ -1,6 +1,6 @@
 import type { EmbeddedAgentStack } from '../agent/index.js';
 import { createEmbeddedAgentStack } from '../agent/index.js';
-import { checkScenarioSetup, scenarioDialogue, ScenarioSetupError, type AgentChoice, type DefaultAgent } from './agent-choice.js';
+import { scenarioDialogue, ScenarioSetupError, type AgentChoice, type DefaultAgent } from './agent-choice.js';
 import { CallDriver, type StepClips } from './call-driver.js';
 import type { CallLog } from './call-log.js';
 import { CallerVoice, type Clip } from './caller-audio.js';
@@ -70,7 +70,6 @@ export class ScenarioRunner {
 
   async run(scenario: Scenario, options: RunOptions = {}): Promise<ScenarioResult> {
     const seed = options.seed ?? scenario.conditions.seed ?? 1;
-    if (scenario.line === 'browser') await checkScenarioSetup(scenario);
     const agent = options.agent ?? this.stack.agentFor(await scenarioDialogue(scenario, options, this.options.defaultAgent), { mode: scenario.mode });
     const clips = await this.clipsFor(scenario);
     const started = performance.now();
@@ -114,7 +113,7 @@ export class ScenarioRunner {
   }
 
   private async clipsFor(scenario: Scenario): Promise<StepClips> {
-    const rate = scenario.line === 'wideband' ? 16000 : scenario.line === 'browser' ? 48000 : 8000;
+    const rate = scenario.line === 'phone' ? 8000 : 16000;
     const clips = new Map<number, Clip>();
     // One at a time: the speech service refuses more syntheses at once than its limit.
     for (const [index, step] of scenario.steps.entries()) {
