@@ -8,6 +8,7 @@ import { registerCall } from './commands/call.js';
 import { registerTts, registerAsr } from './commands/oneshot.js';
 import { startTelemetry } from './telemetry.js';
 import { registerLiveKit } from './commands/livekit.js';
+import { registerTest } from './commands/test.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url.replace('/dist/src/', '/src/')), 'utf8')) as {
   version: string;
@@ -24,6 +25,7 @@ Examples:
   shoal agent                         demo agent in the browser at http://127.0.0.1:3000
   shoal serve --dev-key dev           the speech service on http://127.0.0.1:8080
   shoal talk --in call.wav --json     play a recorded caller into the agent
+  shoal test scenarios/               put simulated callers through an agent and give verdicts
   shoal livekit                       a worker on LiveKit's agent dispatch ($LIVEKIT_URL, _API_KEY, _API_SECRET)
   shoal call +14155550100 --from +14155550199 --public-url https://abc.ngrok.app
                                       call a phone through Twilio and let the agent talk
@@ -35,6 +37,7 @@ registerKeys(program);
 registerCredit(program);
 registerAgent(program);
 registerTalk(program);
+registerTest(program);
 registerLiveKit(program);
 registerCall(program);
 registerTts(program);

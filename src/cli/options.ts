@@ -106,3 +106,21 @@ export interface TalkCommandOptions extends LlmCommandOptions {
   /** Default warn: the turns are the command's output; info adds the per-call log lines on stderr. */
   logLevel?: LogLevel;
 }
+
+/** `shoal test`. */
+export interface TestCommandOptions {
+  json?: boolean;
+  junit?: string;
+  runs: number;
+  seed?: number;
+  grep?: string;
+  record?: string;
+  concurrency: number;
+  agent?: string;
+  script?: string;
+  serviceUrl?: string;
+  apiKey?: string;
+  judgeUrl?: string;
+  judgeModel?: string;
+  judgeKey?: string;
+}

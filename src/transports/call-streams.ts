@@ -15,7 +15,11 @@ export class CallStreams {
   private lastFrameEndMs = 0;
   private ended = false;
 
-  constructor(private readonly sampleRate: number) {
+  /** `now` times the caller's frames: the wall clock, or a virtual clock when a driver runs the call (scenario tests). */
+  constructor(
+    private readonly sampleRate: number,
+    private readonly now: () => number = () => performance.now(),
+  ) {
     this.audio$ = this.audioSubject.asObservable();
     this.events$ = concat(of<TransportEvent>({ type: 'connected' }), this.eventSubject);
   }
@@ -27,7 +31,7 @@ export class CallStreams {
   /** Emits caller samples that arrived just now; a frame's timestamp never goes back before the previous frame's end. */
   receiveSamples(samples: Int16Array): void {
     const durationMs = (samples.length * 1000) / this.sampleRate;
-    const timestampMs = Math.max(this.lastFrameEndMs, performance.now() - durationMs);
+    const timestampMs = Math.max(this.lastFrameEndMs, this.now() - durationMs);
     this.lastFrameEndMs = timestampMs + durationMs;
     this.audioSubject.next({ samples, sampleRate: this.sampleRate, timestampMs });
   }

@@ -1,3 +1,4 @@
+import { asyncScheduler, type SchedulerLike, type Subscription } from 'rxjs';
 import { Resampler, type AudioFrame } from '../audio/index.js';
 
 /** Agent audio pausing this long ends a stretch of speech: the resampler's tail is sent. */
@@ -13,12 +14,14 @@ export class PlayoutRateConverter {
   private pending: Promise<void> = Promise.resolve();
   private queued = 0;
   private generation = 0;
-  private flushTimer: NodeJS.Timeout | undefined;
+  private flushTimer: Subscription | undefined;
 
   constructor(
     readonly rate: number,
     private readonly deliver: (samples: Int16Array) => void,
     private readonly fail: (error: unknown) => void,
+    /** Runs the idle flush: wall time, or the call's virtual clock when a driver runs the call. */
+    private readonly scheduler: SchedulerLike = asyncScheduler,
   ) {}
 
   push(frame: AudioFrame): void {
@@ -46,10 +49,18 @@ export class PlayoutRateConverter {
       });
   }
 
+  /** Resolves once the frames pushed so far have been delivered (or dropped by `reset()`). */
+  async idle(): Promise<void> {
+    for (let pending = this.pending; ; pending = this.pending) {
+      await pending;
+      if (pending === this.pending) return;
+    }
+  }
+
   /** The filter holds a few ms of audio back; when no more comes for a while, that tail is played too. */
   private scheduleFlush(generation: number): void {
-    clearTimeout(this.flushTimer);
-    this.flushTimer = setTimeout(() => {
+    this.flushTimer?.unsubscribe();
+    this.flushTimer = this.scheduler.schedule(() => {
       if (generation !== this.generation || this.queued > 0 || !this.resampler) return;
       const tail = this.resampler.flush();
       if (tail.length > 0) this.deliver(tail);
@@ -58,7 +69,7 @@ export class PlayoutRateConverter {
 
   /** Drops frames not yet converted and restarts the resampler's filter. */
   reset(): void {
-    clearTimeout(this.flushTimer);
+    this.flushTimer?.unsubscribe();
     this.generation++;
     this.resampler?.flush();
   }

@@ -2,6 +2,7 @@ import type { Observable } from 'rxjs';
 import type { WebSocket } from 'ws';
 import type { AudioFrame } from '../../audio/index.js';
 import type { CallTraceContext, Transport, TransportEvent } from '../../agent/contracts.js';
+import { systemClock, type Clock } from '../../pipeline/clock.js';
 import { PlayoutRateConverter } from '../playout-rate.js';
 import { CallStreams } from '../call-streams.js';
 import { twilioCarrier, type Carrier } from './carriers/index.js';
@@ -16,6 +17,8 @@ export interface TelephonyCallInfo {
   carrier?: Carrier;
   /** The stream's audio format; mu-law 8 kHz when absent. */
   format?: MediaFormat;
+  /** Times the caller's frames and the transport's timers; the wall clock when absent (a virtual clock when a driver runs the call). */
+  clock?: Clock;
 }
 
 export const telephonyTransportDefaults = {
@@ -47,6 +50,7 @@ export class TelephonyTransport implements Transport {
   private playedSamples = 0;
   private drained: (() => void) | undefined;
   private hangingUp = false;
+  private readonly clock: Clock;
 
   constructor(
     private readonly socket: WebSocket,
@@ -58,13 +62,15 @@ export class TelephonyTransport implements Transport {
     this.customParameters = info.customParameters;
     this.carrier = info.carrier ?? twilioCarrier;
     this.format = info.format ?? muLaw8k;
-    this.streams = new CallStreams(this.format.sampleRate);
+    this.clock = info.clock ?? systemClock;
+    this.streams = new CallStreams(this.format.sampleRate, () => this.clock.now());
     this.audio$ = this.streams.audio$;
     this.events$ = this.streams.events$;
     this.converter = new PlayoutRateConverter(
       this.format.sampleRate,
       (samples) => this.sendAudio(samples),
       (error) => this.streams.reportPlayoutError(error),
+      this.clock.scheduler,
     );
   }
 
@@ -107,6 +113,11 @@ export class TelephonyTransport implements Transport {
     this.sendFrame(this.carrier.clear(this.streamSid));
   }
 
+  /** Resolves once the agent audio handed to `play()` so far has been coded and sent (rate conversion is asynchronous). */
+  playoutSent(): Promise<void> {
+    return this.converter.idle();
+  }
+
   /** Ms of agent audio the carrier has confirmed played (by echoing our marks) since the last `clear()`. */
   playedMs(): number {
     return (this.playedSamples * 1000) / this.format.sampleRate;
@@ -134,11 +145,11 @@ export class TelephonyTransport implements Transport {
     const finish = () => {
       if (this.isEnded) return;
       this.drained = undefined;
-      clearTimeout(timer);
+      timer.unsubscribe();
       this.end(why);
       void Promise.allSettled(this.hangupHandlers.map(async (handler) => handler(why))).then(() => this.socket.close(1000, 'call ended'));
     };
-    const timer = setTimeout(finish, this.pendingMs() > 0 ? telephonyTransportDefaults.hangupDrainMs : 0);
+    const timer = this.clock.scheduler.schedule(finish, this.pendingMs() > 0 ? telephonyTransportDefaults.hangupDrainMs : 0);
     this.drained = finish;
   }
 

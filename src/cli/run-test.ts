@@ -1,0 +1,130 @@
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { basename, dirname, extname, join } from 'node:path';
+import {
+  checkScenarioSetup,
+  failureReport,
+  junitXml,
+  loadScenarios,
+  resultLine,
+  resultRecord,
+  ScenarioFileError,
+  ScenarioRunner,
+  ScenarioSetupError,
+  stereoWav,
+  type Scenario,
+  type ScenarioResult,
+} from '../testing/index.js';
+import type { TestCommandOptions } from './options.js';
+
+export const exitCodes = { passed: 0, failed: 1, unusable: 2 } as const;
+
+/** `shoal test`: loads the scenarios, runs them, prints a line each and a summary; resolves to the exit status. */
+export async function runTests(paths: string[], options: TestCommandOptions): Promise<number> {
+  const say = (line: string) => process.stdout.write(`${line}\n`);
+  const note = (line: string) => process.stderr.write(`${line}\n`);
+  let scenarios: Scenario[];
+  try {
+    scenarios = await loadScenarios(paths);
+  } catch (error) {
+    if (error instanceof ScenarioFileError) {
+      note(`shoal test: ${error.message}`);
+      return exitCodes.unusable;
+    }
+    throw error;
+  }
+  if (options.grep) {
+    const wanted = options.grep.toLowerCase();
+    scenarios = scenarios.filter((scenario) => scenario.name.toLowerCase().includes(wanted));
+  }
+  if (scenarios.length === 0) {
+    note(`shoal test: no scenario${options.grep ? ` matches --grep ${options.grep}` : ` in ${paths.join(' ')}`}`);
+    return exitCodes.unusable;
+  }
+  const defaultAgent = { ...(options.agent ? { agent: options.agent } : {}), ...(options.script ? { script: options.script } : {}) };
+  try {
+    for (const scenario of scenarios) await checkScenarioSetup(scenario, defaultAgent);
+  } catch (error) {
+    if (error instanceof ScenarioSetupError) {
+      note(`shoal test: ${error.message}`);
+      return exitCodes.unusable;
+    }
+    throw error;
+  }
+  const runs = scenarios.flatMap((scenario) => Array.from({ length: options.runs }, (_, run) => ({ scenario, seed: seedOf(scenario, options, run) })));
+  if (!options.json) note(`shoal test: ${scenarios.length} scenario${scenarios.length > 1 ? 's' : ''}${options.runs > 1 ? ` × ${options.runs} runs` : ''}; starting the speech engines…`);
+  const started = performance.now();
+  const runner = await ScenarioRunner.open({
+    ...(options.serviceUrl ? { service: { url: options.serviceUrl, apiKey: options.apiKey ?? process.env['SHOAL_API_KEY'] ?? '' } } : {}),
+    ...(options.judgeUrl ? { judge: { url: options.judgeUrl, ...(options.judgeModel ? { model: options.judgeModel } : {}), ...(options.judgeKey ? { key: options.judgeKey } : {}) } } : {}),
+    defaultAgent,
+  });
+  const results: ScenarioResult[] = [];
+  try {
+    let next = 0;
+    const worker = async () => {
+      while (next < runs.length) {
+        const { scenario, seed } = runs[next++]!;
+        const result = await runner.run(scenario, { seed });
+        results.push(result);
+        if (options.json) say(JSON.stringify(resultRecord(result)));
+        else {
+          say(resultLine(result));
+          if (!result.passed) say(failureReport(result));
+        }
+        if (!result.passed && options.record) note(`  recorded ${await record(result, options.record)}`);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(options.concurrency, runs.length) }, worker));
+  } catch (error) {
+    if (error instanceof ScenarioSetupError) {
+      note(`shoal test: ${error.message}`);
+      return exitCodes.unusable;
+    }
+    throw error;
+  } finally {
+    await runner.close();
+  }
+  if (options.junit) await writeAtomically(options.junit, junitXml(results));
+  const failed = results.filter((result) => !result.passed);
+  if (!options.json) say(summary(results, scenarios, options.runs, performance.now() - started));
+  return failed.length > 0 ? exitCodes.failed : exitCodes.passed;
+}
+
+function seedOf(scenario: Scenario, options: TestCommandOptions, run: number): number {
+  return (options.seed ?? scenario.conditions.seed ?? 1) + run;
+}
+
+function summary(results: readonly ScenarioResult[], scenarios: readonly Scenario[], runs: number, wallMs: number): string {
+  const passed = results.filter((result) => result.passed).length;
+  const callMs = results.reduce((sum, result) => sum + result.durationMs, 0);
+  const lines = [
+    '',
+    `${passed === results.length ? '✓' : '✗'} ${passed}/${results.length} ${runs > 1 ? 'runs' : 'scenarios'} passed in ${(wallMs / 1000).toFixed(1)} s ` +
+      `(${(callMs / 1000).toFixed(1)} s of calls; the engines' start included)`,
+  ];
+  if (runs > 1) {
+    for (const scenario of scenarios) {
+      const own = results.filter((result) => result.name === scenario.name && result.file === scenario.file);
+      lines.push(`  ${own.filter((result) => result.passed).length}/${own.length} passed: ${scenario.name}`);
+    }
+  }
+  const skipped = results.reduce((sum, result) => sum + result.skipped.length, 0);
+  if (skipped) lines.push(`  ${skipped} judge criteria skipped (give --judge-url to check them)`);
+  return lines.join('\n');
+}
+
+async function record(result: ScenarioResult, dir: string): Promise<string> {
+  const slug = (text: string) => text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'scenario';
+  const from = result.file ? `${slug(basename(result.file, extname(result.file)))}--` : '';
+  const path = join(dir, `${from}${slug(result.name)}--seed-${result.seed}.wav`);
+  await writeAtomically(path, stereoWav(result.log!));
+  return path;
+}
+
+/** Written beside the target first, so a failure leaves no half-written file. */
+async function writeAtomically(path: string, content: string | Uint8Array): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const partial = `${path}.partial`;
+  await writeFile(partial, content);
+  await rename(partial, path);
+}

@@ -1,0 +1,230 @@
+import type { CallSession, VoiceAgent } from '../agent/index.js';
+import { VirtualClock } from '../pipeline/index.js';
+import { formatTraceparent, newSpanId, newTraceId } from '../tracing/index.js';
+import { agentTurns, turnMs, type AgentTurn, type CallLog, type StepWindow, type TimedEvent } from './call-log.js';
+import type { Clip } from './caller-audio.js';
+import { LineConditions, type SentFrame } from './conditions.js';
+import { BrowserLine } from './browser-line.js';
+import type { Line } from './line.js';
+import { dialects, MediaStreamLine } from './media-stream-line.js';
+import type { Scenario } from './scenario.js';
+import type { Step } from './schema.js';
+
+export const driverDefaults = {
+  frameMs: 20,
+  /** A key press: its tone's length and the pause after it. */
+  keyMs: 250,
+  /** The caller waits at most this long for the agent to finish before doing the next step anyway. */
+  maxWaitMs: 60_000,
+  /** After the last step, the caller listens this long before hanging up (to catch a late hang-up or transfer). */
+  tailMs: 1_500,
+};
+
+/** Keys of a step's `expect` that are about the agent's reply: the caller waits for one. */
+const replyKeys = ['says', 'within_ms', 'tool', 'action', 'heard', 'interrupted', 'judge'] as const;
+
+/** The clips of a scenario's steps, made before the call (by step index). */
+export type StepClips = ReadonlyMap<number, Clip>;
+
+/**
+ * Puts one scenario's caller through `agent` on a media-stream line, on a virtual clock: 20 ms caller frames,
+ * each followed by the agent settling (no engine work in flight), so time moves as fast as the CPU allows and
+ * every timing is exact. Returns the call's log; the checks read it afterwards.
+ */
+export class CallDriver {
+  private readonly clock = new VirtualClock();
+  private readonly line: Line;
+  private readonly session: CallSession;
+  private readonly conditions: LineConditions;
+  private readonly events: TimedEvent[] = [];
+  private readonly windows: StepWindow[] = [];
+  private readonly traceparent = formatTraceparent({ traceId: newTraceId(), parentId: newSpanId(), flags: 1 });
+  private readonly callerPieces: Array<{ atMs: number; samples: Int16Array }> = [];
+  private inFlight: SentFrame[] = [];
+  private speaking = 0;
+  private pending: Int16Array | undefined;
+  private pendingOffset = 0;
+
+  constructor(
+    agent: VoiceAgent,
+    private readonly scenario: Scenario,
+    private readonly clips: StepClips,
+    seed: number,
+  ) {
+    const parameters = { traceparent: this.traceparent };
+    this.line = scenario.line === 'browser' ? new BrowserLine(this.clock, parameters) : new MediaStreamLine(dialects[scenario.line], this.clock, parameters);
+    const speechRms = Math.max(0, ...[...clips.values()].map((clip) => clip.speechRms));
+    this.conditions = new LineConditions(scenario.conditions, seed, speechRms || 3000);
+    this.session = agent.handle(this.line.transport, { clock: this.clock });
+    this.session.events$.subscribe((event) => {
+      this.events.push({ atMs: this.clock.now(), event });
+      if (event.type === 'agent-started-speaking') this.speaking++;
+      if (event.type === 'agent-stopped-speaking') this.speaking = Math.max(0, this.speaking - 1);
+    });
+  }
+
+  private get now(): number {
+    return this.clock.now();
+  }
+
+  private get ended(): boolean {
+    return this.session.isEnded || !this.line.isOpen;
+  }
+
+  async run(): Promise<CallLog> {
+    await this.settle();
+    for (const [index, step] of this.scenario.steps.entries()) {
+      if (this.ended) break;
+      await this.runStep(index, step);
+    }
+    if (!this.ended) {
+      await this.waitFor(() => this.idle(), driverDefaults.maxWaitMs);
+      await this.advance(driverDefaults.tailMs);
+    }
+    const endedBy = this.ended ? 'agent' : 'caller';
+    if (!this.ended) this.line.hangUp();
+    const summary = await this.session.summary;
+    await this.settle();
+    const endMs = this.now;
+    const previous = this.windows.at(-1);
+    if (previous) previous.endMs = endMs;
+    return {
+      events: this.events,
+      turns: agentTurns(this.events),
+      windows: this.windows,
+      spurts: this.line.heard.spurts,
+      summary,
+      endedBy,
+      endMs,
+      traceparent: this.traceparent,
+      sampleRate: this.line.sampleRate,
+      callerTrack: this.track(this.callerPieces, endMs),
+      agentTrack: this.track(this.line.heard.pieces, endMs),
+      sentMessages: { ...this.line.sent },
+    };
+  }
+
+  private async runStep(index: number, step: Step): Promise<void> {
+    const previous = this.windows.at(-1);
+    if (previous) previous.endMs = this.now;
+    const window: StepWindow = { step: index, startMs: this.now, endMs: this.now };
+    this.windows.push(window);
+    const acts = step.say !== undefined || step.play !== undefined || step.dtmf !== undefined || step.silence_ms !== undefined;
+    if (acts) {
+      if (step.interrupt_after_ms !== undefined) await this.waitToInterrupt(window, step.interrupt_after_ms);
+      else {
+        await this.waitFor(() => this.idle(), driverDefaults.maxWaitMs);
+        await this.advance(this.scenario.caller.gapMs);
+      }
+      if (this.ended) return;
+      window.actionStartMs = this.now;
+      await this.act(index, step, window);
+    }
+    const expect = step.expect ?? {};
+    if (expect.no_reply_ms !== undefined) await this.advance(expect.no_reply_ms);
+    const waitsForReply = replyKeys.some((key) => expect[key] !== undefined) || step.say !== undefined || step.play !== undefined || step.dtmf !== undefined;
+    if (waitsForReply && !this.ended) {
+      const from = window.actionStartMs ?? window.startMs;
+      const deadline = (window.voiceEndMs ?? this.now) + this.scenario.replyTimeoutMs;
+      await this.waitFor(() => this.turnSince(from) !== undefined, deadline - this.now);
+      if (this.turnSince(from)) await this.waitFor(() => this.idle(), driverDefaults.maxWaitMs);
+    }
+  }
+
+  private async act(index: number, step: Step, window: StepWindow): Promise<void> {
+    const clip = this.clips.get(index);
+    if (clip) {
+      window.action = step.say !== undefined ? `said "${step.say}"` : `played ${step.play}`;
+      window.voiceEndMs = this.now + clip.voiceEndMs;
+      this.pending = clip.samples;
+      this.pendingOffset = 0;
+      while (this.pending && !this.ended) await this.tick();
+    } else if (step.dtmf !== undefined) {
+      window.action = `pressed ${step.dtmf}`;
+      for (const digit of step.dtmf.toUpperCase()) {
+        this.line.pressKey(digit);
+        window.voiceEndMs = this.now;
+        await this.advance(driverDefaults.keyMs);
+      }
+    } else if (step.silence_ms !== undefined) {
+      window.action = `silent ${step.silence_ms} ms`;
+      await this.advance(step.silence_ms);
+    }
+  }
+
+  /** Waits for the agent's next turn to be heard, then `afterMs` into it (the caller barges in). */
+  private async waitToInterrupt(window: StepWindow, afterMs: number): Promise<void> {
+    const since = this.now;
+    const spurt = () => this.line.heard.spurts.find((candidate) => candidate.startMs >= since);
+    await this.waitFor(() => spurt() !== undefined, this.scenario.replyTimeoutMs);
+    const started = spurt();
+    if (!started) {
+      window.problem = `the agent did not start a turn within ${this.scenario.replyTimeoutMs} ms to interrupt`;
+      return;
+    }
+    await this.waitFor(() => this.now >= started.startMs + afterMs, afterMs + driverDefaults.frameMs);
+    window.bargedTurn = this.currentTurn();
+  }
+
+  private currentTurn(): AgentTurn | undefined {
+    const turns = agentTurns(this.events);
+    return turns.findLast((turn) => turn.startMs !== undefined && turn.stopMs === undefined) ?? turns.at(-1);
+  }
+
+  private turnSince(fromMs: number): AgentTurn | undefined {
+    return agentTurns(this.events).find((turn) => turnMs(turn) >= fromMs && turnMs(turn) !== Infinity);
+  }
+
+  /** The agent is not speaking and the caller has heard all it sent. */
+  private idle(): boolean {
+    return this.speaking === 0 && this.now >= this.line.heard.endMs;
+  }
+
+  private async waitFor(done: () => boolean, maxMs: number): Promise<void> {
+    const until = this.now + Math.max(0, maxMs);
+    while (!done() && !this.ended && this.now < until) await this.tick();
+  }
+
+  private async advance(ms: number): Promise<void> {
+    const until = this.now + ms;
+    while (!this.ended && this.now < until) await this.tick();
+  }
+
+  /** 20 ms of the call: the caller's next frame (or silence) goes out, the clock moves, the agent settles. */
+  private async tick(): Promise<void> {
+    const frameMs = driverDefaults.frameMs;
+    const frameSamples = (this.line.sampleRate * frameMs) / 1000;
+    const sentMs = this.now;
+    const samples = new Int16Array(frameSamples);
+    if (this.pending) {
+      samples.set(this.pending.subarray(this.pendingOffset, this.pendingOffset + frameSamples));
+      this.pendingOffset += frameSamples;
+      if (this.pendingOffset >= this.pending.length) this.pending = undefined;
+    }
+    const carried = this.conditions.carry(samples, sentMs, frameMs);
+    this.callerPieces.push({ atMs: sentMs, samples: carried.samples });
+    this.inFlight.push(carried);
+    this.clock.advanceTo(sentMs + frameMs);
+    this.line.playUntil(this.now);
+    const arrived = this.inFlight.filter((frame) => frame.arriveMs <= this.now);
+    this.inFlight = this.inFlight.filter((frame) => frame.arriveMs > this.now);
+    for (const frame of arrived) this.line.deliver(frame.samples);
+    await this.settle();
+  }
+
+  /** No engine work in flight and the agent's audio sent on the line: the call may move on. */
+  private async settle(): Promise<void> {
+    await this.session.settled();
+    await this.line.playoutSent();
+  }
+
+  private track(pieces: ReadonlyArray<{ atMs: number; samples: Int16Array }>, endMs: number): Int16Array {
+    const rate = this.line.sampleRate;
+    const track = new Int16Array(Math.ceil((endMs * rate) / 1000));
+    for (const piece of pieces) {
+      const start = Math.round((piece.atMs * rate) / 1000);
+      if (start < track.length) track.set(piece.samples.subarray(0, track.length - start), start);
+    }
+    return track;
+  }
+}

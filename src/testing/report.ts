@@ -1,0 +1,143 @@
+import { relative } from 'node:path';
+import type { CallLog } from './call-log.js';
+import type { ScenarioResult } from './runner.js';
+
+/** One line of a call's transcript: when (call clock), the step it belongs to, who, and what. */
+export interface TranscriptLine {
+  atMs: number;
+  step?: number;
+  who: 'caller' | 'heard' | 'agent' | 'tool' | 'call';
+  text: string;
+}
+
+/** The call as a readable transcript: the caller's actions, what the agent heard, said and did. */
+export function transcript(log: CallLog): TranscriptLine[] {
+  const stepAt = (atMs: number) => {
+    const index = log.windows.findLastIndex((window) => window.startMs <= atMs);
+    return index < 0 ? undefined : index + 1;
+  };
+  const lines: TranscriptLine[] = [];
+  for (const window of log.windows) {
+    if (window.action && window.actionStartMs !== undefined) lines.push({ atMs: window.actionStartMs, step: window.step + 1, who: 'caller', text: window.action });
+  }
+  for (const turn of log.turns) {
+    const report = turn.report;
+    if (!report) continue;
+    const atMs = turn.startMs ?? turn.reportMs!;
+    const v2v = report.metrics.voiceToVoiceMs;
+    const notes = [turn.startMs === undefined ? 'no audio' : undefined, report.interrupted ? 'interrupted' : undefined, v2v !== undefined ? `agent's v2v ${Math.round(v2v)} ms` : undefined].filter(Boolean);
+    lines.push({ atMs, step: stepAt(atMs), who: 'agent', text: `"${report.agentText}"${notes.length ? ` (${notes.join(', ')})` : ''}` });
+  }
+  for (const { atMs, event } of log.events) {
+    if (event.type === 'transcript' && event.final) lines.push({ atMs, step: stepAt(atMs), who: 'heard', text: `"${event.text}"` });
+    else if (event.type === 'keypad-entry') lines.push({ atMs, step: stepAt(atMs), who: 'heard', text: `keys ${event.digits}` });
+    else if (event.type === 'tool-call' && event.kept) lines.push({ atMs, step: stepAt(atMs), who: 'tool', text: `${event.name} ${JSON.stringify(event.arguments)}` });
+    else if (event.type === 'error') lines.push({ atMs, step: stepAt(atMs), who: 'call', text: `error in ${event.stage}: ${event.message}` });
+  }
+  lines.push({ atMs: log.endMs, step: stepAt(log.endMs), who: 'call', text: `ended by the ${log.endedBy} (${log.summary.reason})` });
+  const order: TranscriptLine['who'][] = ['caller', 'heard', 'tool', 'agent', 'call'];
+  return lines.sort((a, b) => a.atMs - b.atMs || order.indexOf(a.who) - order.indexOf(b.who));
+}
+
+export function formatTranscript(lines: readonly TranscriptLine[]): string {
+  return lines.map((line) => `      ${(line.atMs / 1000).toFixed(2).padStart(6)}s  ${line.step !== undefined ? `[${line.step}]` : '   '} ${line.who.padEnd(6)} ${line.text}`).join('\n');
+}
+
+function shown(file: string | undefined): string {
+  if (!file) return '(in code)';
+  const near = relative(process.cwd(), file);
+  return near && !near.startsWith('..') ? near : file;
+}
+
+/** `✓ name (file)  12.1 s call in 0.9 s, 13.4x` */
+export function resultLine(result: ScenarioResult): string {
+  const mark = result.passed ? '✓' : '✗';
+  const timing = `${(result.durationMs / 1000).toFixed(1)} s call in ${(result.wallMs / 1000).toFixed(1)} s, ${result.speedup.toFixed(1)}x`;
+  const skipped = result.skipped.length ? `, ${result.skipped.length} judge skipped` : '';
+  return `${mark} ${result.name}  (${shown(result.file)}, seed ${result.seed}; ${timing}${skipped})`;
+}
+
+/** The failures of a result, each with the transcript around its step. */
+export function failureReport(result: ScenarioResult): string {
+  const lines = result.log ? transcript(result.log) : [];
+  const parts: string[] = [];
+  for (const failure of result.failures) {
+    parts.push(`    ${failure.step !== undefined ? `step ${failure.step}` : 'call'}: ${failure.message}`);
+    const around = failure.step === undefined ? lines.slice(-12) : lines.filter((line) => line.step !== undefined && Math.abs(line.step - failure.step!) <= 1);
+    if (around.length) parts.push(formatTranscript(around));
+  }
+  return parts.join('\n');
+}
+
+/** The `--json` record of a result. */
+export function resultRecord(result: ScenarioResult): Record<string, unknown> {
+  return {
+    name: result.name,
+    file: result.file ?? null,
+    passed: result.passed,
+    failures: result.failures.map((failure) => ({ step: failure.step ?? null, message: failure.message })),
+    turns: result.turns,
+    duration_ms: Math.round(result.durationMs),
+    wall_ms: Math.round(result.wallMs),
+    speedup: Number(result.speedup.toFixed(2)),
+    seed: result.seed,
+    v2v_ms: result.v2v.map((entry) => ({ step: entry.step, ms: Math.round(entry.ms) })),
+    skipped: result.skipped,
+  };
+}
+
+const xml = (text: string) => text.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
+
+/** JUnit XML: a testsuite per file, a testcase per scenario run, a failure element with the transcript. */
+export function junitXml(results: readonly ScenarioResult[]): string {
+  const byFile = new Map<string, ScenarioResult[]>();
+  for (const result of results) {
+    const key = shown(result.file);
+    byFile.set(key, [...(byFile.get(key) ?? []), result]);
+  }
+  const suites = [...byFile].map(([file, cases]) => {
+    const failures = cases.filter((result) => !result.passed).length;
+    const seconds = cases.reduce((sum, result) => sum + result.wallMs, 0) / 1000;
+    const body = cases
+      .map((result) => {
+        const name = xml(result.name + (cases.filter((other) => other.name === result.name).length > 1 ? ` (seed ${result.seed})` : ''));
+        const open = `    <testcase classname="${xml(file)}" name="${name}" time="${(result.wallMs / 1000).toFixed(3)}"`;
+        const skipped = result.skipped.length ? `\n      <properties><property name="judge_skipped" value="${result.skipped.length}"/></properties>` : '';
+        if (result.passed) return `${open}>${skipped}\n    </testcase>`;
+        const message = xml(result.failures.map((failure) => `${failure.step !== undefined ? `step ${failure.step}: ` : ''}${failure.message}`).join('; '));
+        return `${open}>${skipped}\n      <failure message="${message}" type="ScenarioFailure">${xml(failureReport(result))}</failure>\n    </testcase>`;
+      })
+      .join('\n');
+    return `  <testsuite name="${xml(file)}" tests="${cases.length}" failures="${failures}" errors="0" skipped="0" time="${seconds.toFixed(3)}">\n${body}\n  </testsuite>`;
+  });
+  const failures = results.filter((result) => !result.passed).length;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="shoal test" tests="${results.length}" failures="${failures}">\n${suites.join('\n')}\n</testsuites>\n`;
+}
+
+/** The call as a stereo WAV: the caller (as the line carried them) on the left, the agent (as heard) on the right. */
+export function stereoWav(log: CallLog): Uint8Array {
+  const frames = Math.max(log.callerTrack.length, log.agentTrack.length);
+  const data = new Int16Array(frames * 2);
+  for (let i = 0; i < frames; i++) {
+    data[2 * i] = log.callerTrack[i] ?? 0;
+    data[2 * i + 1] = log.agentTrack[i] ?? 0;
+  }
+  const bytes = new Uint8Array(44 + data.byteLength);
+  const view = new DataView(bytes.buffer);
+  const ascii = (offset: number, text: string) => [...text].forEach((c, i) => view.setUint8(offset + i, c.charCodeAt(0)));
+  ascii(0, 'RIFF');
+  view.setUint32(4, 36 + data.byteLength, true);
+  ascii(8, 'WAVE');
+  ascii(12, 'fmt ');
+  view.setUint32(16, 16, true);
+  view.setUint16(20, 1, true);
+  view.setUint16(22, 2, true);
+  view.setUint32(24, log.sampleRate, true);
+  view.setUint32(28, log.sampleRate * 4, true);
+  view.setUint16(32, 4, true);
+  view.setUint16(34, 16, true);
+  ascii(36, 'data');
+  view.setUint32(40, data.byteLength, true);
+  for (let i = 0; i < data.length; i++) view.setInt16(44 + 2 * i, data[i]!, true);
+  return bytes;
+}
