@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Dialogue } from '../agent/index.js';
+import type { TransferPolicy } from '../transports/transfer-target.js';
 
 /** The `--llm-*` options shared by `shoal talk` and `shoal agent`. */
 export interface LlmCommandOptions {
@@ -45,7 +46,7 @@ export function addLlmOptions(command: Command): Command {
 }
 
 /** The LLM dialogue the options ask for, or undefined without `--llm-url`. */
-export async function llmDialogue(options: LlmCommandOptions): Promise<Dialogue | undefined> {
+export async function llmDialogue(options: LlmCommandOptions, transfers?: TransferPolicy): Promise<Dialogue | undefined> {
   if (!options.llmUrl) {
     const stray = (['llmModel', 'llmKey', 'instructions'] as const).find((key) => options[key] !== undefined);
     if (stray) throw new LlmOptionError(`--${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} needs --llm-url`);
@@ -59,7 +60,8 @@ export async function llmDialogue(options: LlmCommandOptions): Promise<Dialogue 
       throw new LlmOptionError(`cannot read --instructions ${options.instructions}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
     }
   }
-  const { ChatCompletionDialogue } = await import('../../plugins/index.js');
+  const { ChatCompletionDialogue, transferTool } = await import('../../plugins/index.js');
+  const transferTools = transfers && (Object.keys(transfers.targets).length > 0 || transfers.defaultTarget || transfers.allowAnyTarget) ? [transferTool(transfers)] : [];
   const model = options.llmModel ?? defaults.model;
   return new ChatCompletionDialogue({
     baseUrl: options.llmUrl,
@@ -68,6 +70,7 @@ export async function llmDialogue(options: LlmCommandOptions): Promise<Dialogue 
     greeting: defaults.greeting,
     endCallTool: true,
     expectTool: true,
+    tools: transferTools,
     ...(options.llmKey ? { apiKey: options.llmKey } : {}),
     ...(systemPrompt ? { systemPrompt } : {}),
   });

@@ -13,15 +13,14 @@ import {
   type CarrierCallControl,
 } from '../transports/telephony/index.js';
 import type { CallMode } from '../transports/call-session.js';
-import { TransferTargetError } from '../transports/transfer-target.js';
+import { TransferTargetError, type TransferPolicy } from '../transports/transfer-target.js';
 
 /** What `shoal agent` and `shoal call` need to know about the phone side; env fills what the flags leave out. */
 export interface PhoneSettings {
   /** The public https URL carriers reach this server at (`--public-url`, `SHOAL_PUBLIC_URL`). */
   publicUrl?: string;
-  /** Transfer names → numbers or SIP URIs (`--transfer NAME=NUMBER`). */
-  transferTargets: Record<string, string>;
-  defaultTransferTarget?: string;
+  /** Where transfers may go (`--transfer NAME=NUMBER`, `--transfer-to`, `--allow-any-transfer-target`). */
+  transfers: TransferPolicy;
   agent: string;
   mode: CallMode;
 }
@@ -45,6 +44,13 @@ export function parseTransferTargets(pairs: readonly string[] = []): Record<stri
     targets[name] = to;
   }
   return targets;
+}
+
+/** The transfer policy of `--transfer`, `--transfer-to` and `--allow-any-transfer-target`. */
+export function transferPolicy(options: { transfer?: readonly string[]; transferTo?: string; allowAnyTransferTarget?: boolean }): TransferPolicy {
+  const defaultTarget = options.transferTo?.trim();
+  if (defaultTarget && !isPhoneNumber(defaultTarget) && !isSipUri(defaultTarget)) throw new TransferTargetError(defaultTarget);
+  return { targets: parseTransferTargets(options.transfer), allowAnyTarget: options.allowAnyTransferTarget ?? false, ...(defaultTarget ? { defaultTarget } : {}) };
 }
 
 const finalStatuses = new Set(['completed', 'busy', 'no-answer', 'failed', 'canceled']);
@@ -112,8 +118,7 @@ export class PhoneLines {
     if (!(transport instanceof TelephonyTransport)) return;
     runPhoneCall(transport, session.events$, {
       control: transport.carrier.name === this.control?.carrier ? this.control : undefined,
-      transferTargets: this.settings.transferTargets,
-      defaultTransferTarget: this.settings.defaultTransferTarget,
+      transfers: this.settings.transfers,
       log: this.log,
     });
     const callSid = transport.callSid;

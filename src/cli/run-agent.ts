@@ -17,7 +17,8 @@ import { loadScript, ScriptedDialogue, type DialogueScript } from '../../plugins
 import { createLogger, type Logger } from '../logging/index.js';
 import type { AgentCommandOptions } from './commands/agent.js';
 import { defaults as llmDefaults, llmDialogue, type LlmCommandOptions } from './llm-options.js';
-import { parseTransferTargets, PhoneLines } from './phone-lines.js';
+import { PhoneLines, transferPolicy } from './phone-lines.js';
+import type { TransferPolicy } from '../transports/transfer-target.js';
 
 /** A started `shoal agent`: the speech stack, the demo page and the transports. */
 export interface AgentApp {
@@ -46,8 +47,8 @@ export interface DialogueSource {
   create(name: string | undefined): { name: string; dialogue: Dialogue };
 }
 
-export async function dialogueSource(options: Pick<AgentCommandOptions, 'agent' | 'script'> & LlmCommandOptions): Promise<DialogueSource> {
-  const llm = await llmDialogue(options);
+export async function dialogueSource(options: Pick<AgentCommandOptions, 'agent' | 'script'> & LlmCommandOptions, transfers?: TransferPolicy): Promise<DialogueSource> {
+  const llm = await llmDialogue(options, transfers);
   if (llm) {
     const description = `LLM ${options.llmModel ?? llmDefaults.model} at ${options.llmUrl}`;
     return { listing: { default: llm.name, agents: [{ name: llm.name, description }] }, create: () => ({ name: llm.name, dialogue: llm }) };
@@ -98,10 +99,11 @@ export class MissingApiKeyError extends Error {
 
 /** Starts the speech service, the agent stack, the demo page and the browser and telephony transports, in this process. */
 export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAppHooks = {}): Promise<AgentApp> {
-  const source = await dialogueSource(options);
+  const transfers = transferPolicy(options);
+  const source = await dialogueSource(options, transfers);
   const logger = hooks.logger ?? createLogger({ level: 'silent' });
   const phone = new PhoneLines(
-    { publicUrl: options.publicUrl, transferTargets: parseTransferTargets(options.transfer), defaultTransferTarget: options.transferTo, agent: source.listing.default, mode: options.mode },
+    { publicUrl: options.publicUrl, transfers, agent: source.listing.default, mode: options.mode },
     (line) => logger.info(line),
   );
   const service = await speechService(options);

@@ -27,6 +27,8 @@ export interface AgentCommandOptions extends LlmCommandOptions {
   transfer?: string[];
   /** Where `transfer_call` goes without a known name. */
   transferTo?: string;
+  /** Let `transfer_call` dial any number or SIP URI the dialogue gives, not only the configured ones. */
+  allowAnyTransferTarget?: boolean;
 }
 
 /** The phone options `shoal agent` and `shoal call` share. */
@@ -34,7 +36,8 @@ export function addPhoneOptions(command: Command): Command {
   return command
     .option('--public-url <url>', 'public https URL carriers reach this server at (default: $SHOAL_PUBLIC_URL); serves POST /twilio/voice')
     .option('--transfer <name=number>', 'where transfer_call {to: name} goes: a +E.164 number or sip: URI (repeatable)', collect, [])
-    .option('--transfer-to <number>', 'where transfer_call goes when it names no known target');
+    .option('--transfer-to <number>', 'where transfer_call goes when it names no known target')
+    .option('--allow-any-transfer-target', 'let transfer_call dial any number or SIP URI the dialogue gives (default: only --transfer and --transfer-to; an LLM can be talked into dialling premium numbers)');
 }
 
 function collect(value: string, previous: string[]): string[] {

@@ -21,6 +21,8 @@ export interface LiveKitCommandOptions extends LlmCommandOptions {
   endCall: 'delete-room' | 'remove-caller' | 'leave';
   transfer?: Record<string, string>;
   transferTo?: string;
+  /** Let transfer_call dial any sip:/tel: URI the dialogue gives, not only --transfer targets. */
+  allowAnyTransferTarget?: boolean;
   drainTimeout: number;
 }
 
@@ -58,6 +60,7 @@ export function registerLiveKit(program: Command): void {
     .addOption(new Option('--end-call <how>', 'when the agent ends the call: delete the room (everyone leaves), remove the caller, or just leave').choices(['delete-room', 'remove-caller', 'leave']).default('delete-room'))
     .option('--transfer <name=uri>', 'where transfer_call sends a SIP caller, by the tool\'s "to" (repeatable)', parseTransfer)
     .option('--transfer-to <uri>', 'transfer target when "to" names none of --transfer')
+    .option('--allow-any-transfer-target', 'let transfer_call dial any sip:/tel: URI the dialogue gives (default: only --transfer and --transfer-to; an LLM can be talked into dialling premium numbers)')
     .option('--drain-timeout <ms>', 'on SIGTERM: stop taking jobs, wait this long for calls in progress, then end them and exit 0', parsePositiveInteger, 60_000)
     .addHelpText(
       'after',
