@@ -23,12 +23,22 @@ export interface PhoneSettings {
   transfers: TransferPolicy;
   agent: string;
   mode: CallMode;
+  /** Key the carriers' streams carry as `?key=` (default $SHOAL_STREAM_KEY). */
+  streamKey?: string;
+  /** Signs stream tokens, shared by the instances behind one load balancer (default $SHOAL_STREAM_SECRET; else random per process). */
+  streamSecret?: string;
+  /** Twilio's auth token (default $TWILIO_AUTH_TOKEN). */
+  twilioAuthToken?: string;
+  /** True while no more calls are taken: Twilio's webhook then rejects calls busy. */
+  busy?(): boolean;
 }
 
+/** Shortest stream secret accepted: an HMAC key should hold at least 256 bits. */
+export const minStreamSecretLength = 32;
+
 /** The Twilio account, from `TWILIO_ACCOUNT_SID` / `TWILIO_AUTH_TOKEN` (`TWILIO_API_BASE_URL` for a proxy or test double). */
-function twilioAccount(env: NodeJS.ProcessEnv) {
+function twilioAccount(env: NodeJS.ProcessEnv, authToken: string | undefined) {
   const accountSid = env['TWILIO_ACCOUNT_SID'];
-  const authToken = env['TWILIO_AUTH_TOKEN'];
   return accountSid && authToken ? { accountSid, authToken, apiBaseUrl: env['TWILIO_API_BASE_URL'] } : undefined;
 }
 
@@ -70,6 +80,8 @@ export class PhoneLines {
   readonly control: CarrierCallControl | undefined;
   readonly accessKey: string | undefined;
   private readonly signed: boolean;
+  /** Stream tokens are signed with a secret every instance shares (else one made at start). */
+  readonly sharedSecret: boolean;
   readonly routes: Array<(request: IncomingMessage, response: ServerResponse) => boolean> = [];
   private readonly webhooks: TwilioWebhooks | undefined;
   private readonly byCallSid = new Map<string, TelephonyTransport>();
@@ -82,15 +94,22 @@ export class PhoneLines {
     env: NodeJS.ProcessEnv = process.env,
   ) {
     this.publicUrl = settings.publicUrl ?? env['SHOAL_PUBLIC_URL'];
-    this.accessKey = env['SHOAL_STREAM_KEY'];
-    this.signed = Boolean(env['TWILIO_AUTH_TOKEN']);
-    const account = twilioAccount(env);
+    this.accessKey = settings.streamKey ?? (env['SHOAL_STREAM_KEY'] || undefined);
+    const authToken = settings.twilioAuthToken ?? (env['TWILIO_AUTH_TOKEN'] || undefined);
+    this.signed = Boolean(authToken);
+    const account = twilioAccount(env, authToken);
     this.control = account ? new TwilioCallControl(account) : undefined;
+    const streamSecret = settings.streamSecret ?? (env['SHOAL_STREAM_SECRET'] || undefined);
+    if (streamSecret !== undefined && streamSecret.length < minStreamSecretLength) {
+      throw new PhoneSetupError(`the stream secret is ${streamSecret.length} characters; use at least ${minStreamSecretLength} (e.g. openssl rand -hex 32 > stream-secret)`);
+    }
+    this.sharedSecret = streamSecret !== undefined;
     if (this.publicUrl) {
-      this.tokens = new StreamTokens();
+      this.tokens = new StreamTokens(streamSecret ? { secret: streamSecret } : {});
       this.webhooks = new TwilioWebhooks({
         publicUrl: this.publicUrl,
-        authToken: env['TWILIO_AUTH_TOKEN'],
+        authToken,
+        ...(settings.busy ? { busy: settings.busy } : {}),
         tokens: this.tokens,
         agent: settings.agent,
         mode: settings.mode,
@@ -108,7 +127,10 @@ export class PhoneLines {
   describe(localUrl: string): string[] {
     const streams = this.publicUrl ?? localUrl;
     const lines = [`telephony media streams: ${publicStreamUrl(streams, '/telephony')} (Twilio), …/telephony/{telnyx,plivo,vonage,exotel}`];
-    if (this.webhooks) lines.push(`Twilio voice webhook: POST ${this.webhooks.url('/twilio/voice')} (signatures ${this.signed ? 'checked' : 'NOT checked: set TWILIO_AUTH_TOKEN'})`);
+    if (this.webhooks) {
+      lines.push(`Twilio voice webhook: POST ${this.webhooks.url('/twilio/voice')} (signatures ${this.signed ? 'checked' : 'NOT checked: set TWILIO_AUTH_TOKEN'})`);
+      lines.push(this.sharedSecret ? 'stream tokens: signed with SHOAL_STREAM_SECRET (any instance sharing it admits the stream)' : 'stream tokens: signed with a secret of this process (behind a load balancer, set SHOAL_STREAM_SECRET on every instance)');
+    }
     if (!this.control) lines.push('no TWILIO_ACCOUNT_SID/TWILIO_AUTH_TOKEN: hang-ups only close the stream, transfers cannot happen');
     return lines;
   }

@@ -18,6 +18,7 @@ import { createLogger, type Logger } from '../logging/index.js';
 import type { AgentCommandOptions } from './commands/agent.js';
 import { defaults as llmDefaults, llmDialogue, type LlmCommandOptions } from './llm-options.js';
 import { PhoneLines, transferPolicy } from './phone-lines.js';
+import { ExposureError, exposureProblems } from './exposure.js';
 import type { TransferPolicy } from '../transports/transfer-target.js';
 
 /** A started `shoal agent`: the speech stack, the demo page and the transports. */
@@ -99,11 +100,27 @@ export class MissingApiKeyError extends Error {
 
 /** Starts the speech service, the agent stack, the demo page and the browser and telephony transports, in this process. */
 export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAppHooks = {}): Promise<AgentApp> {
+  const accessToken = options.accessToken ?? (process.env['SHOAL_AGENT_TOKEN'] || undefined);
+  const streamKey = options.streamKey ?? (process.env['SHOAL_STREAM_KEY'] || undefined);
+  const twilioAuthToken = options.twilioAuthToken ?? (process.env['TWILIO_AUTH_TOKEN'] || undefined);
+  const publicUrl = options.publicUrl ?? (process.env['SHOAL_PUBLIC_URL'] || undefined);
+  const problems = exposureProblems({ host: options.host, accessToken, streamKey, publicUrl, twilioAuthToken, publicCalls: options.publicCalls });
+  if (problems.length > 0) throw new ExposureError(problems);
   const transfers = transferPolicy(options);
   const source = await dialogueSource(options, transfers);
   const logger = hooks.logger ?? createLogger({ level: 'silent' });
+  const admission = new CallAdmission({ maxCalls: options.maxCalls });
   const phone = new PhoneLines(
-    { publicUrl: options.publicUrl, transfers, agent: source.listing.default, mode: options.mode },
+    {
+      publicUrl,
+      transfers,
+      agent: source.listing.default,
+      mode: options.mode,
+      busy: () => !admission.ready,
+      ...(streamKey ? { streamKey } : {}),
+      ...(twilioAuthToken ? { twilioAuthToken } : {}),
+      ...(options.streamSecret ? { streamSecret: options.streamSecret } : {}),
+    },
     (line) => logger.info(line),
   );
   const service = await speechService(options);
@@ -128,7 +145,6 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
     await closeStacks();
     throw error;
   }
-  const admission = new CallAdmission({ maxCalls: options.maxCalls });
   const unwatch = watchAdmission(admission);
 
   let server: DemoServer;
@@ -138,7 +154,7 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
       port: options.port,
       agents: source.listing,
       routes: phone.routes,
-      guard: { allowedOrigins: options.allowOrigin ?? [], accessToken: options.accessToken ?? (process.env['SHOAL_AGENT_TOKEN'] || undefined) },
+      guard: { allowedOrigins: options.allowOrigin ?? [], accessToken },
       streamTokens: phone.tokens,
       streamAccessKey: phone.accessKey,
       onError: (error, where) => logger.error({ err: error, where }, 'transport error'),
