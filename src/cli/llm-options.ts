@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Dialogue } from '../agent/index.js';
+import { readSecretFile } from './secrets.js';
 import type { TransferPolicy } from '../transports/transfer-target.js';
 
 /** The `--llm-*` options shared by `shoal talk` and `shoal agent`. */
@@ -8,6 +9,8 @@ export interface LlmCommandOptions {
   llmUrl?: string;
   llmModel?: string;
   llmKey?: string;
+  /** `--llm-key-file`: the key read from a file. */
+  llmKeyFile?: string;
   instructions?: string;
 }
 
@@ -41,14 +44,15 @@ export function addLlmOptions(command: Command): Command {
         .conflicts('script'),
     )
     .option('--llm-model <name>', `model name sent to --llm-url (default: ${defaults.model})`)
-    .option('--llm-key <key>', 'API key for --llm-url (default: $OPENAI_API_KEY; none for most local servers)')
+    .option('--llm-key <key>', 'API key for --llm-url (default: $OPENAI_API_KEY; none for most local servers); prefer $OPENAI_API_KEY or --llm-key-file (a flag shows in ps)')
+    .option('--llm-key-file <file>', 'read --llm-key from this file', readSecretFile)
     .option('--instructions <file>', "system prompt for --llm-url: a text file with the agent's instructions");
 }
 
 /** The LLM dialogue the options ask for, or undefined without `--llm-url`. */
 export async function llmDialogue(options: LlmCommandOptions, transfers?: TransferPolicy): Promise<Dialogue | undefined> {
   if (!options.llmUrl) {
-    const stray = (['llmModel', 'llmKey', 'instructions'] as const).find((key) => options[key] !== undefined);
+    const stray = (['llmModel', 'llmKey', 'llmKeyFile', 'instructions'] as const).find((key) => options[key] !== undefined);
     if (stray) throw new LlmOptionError(`--${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} needs --llm-url`);
     return undefined;
   }
@@ -71,7 +75,7 @@ export async function llmDialogue(options: LlmCommandOptions, transfers?: Transf
     endCallTool: true,
     expectTool: true,
     tools: transferTools,
-    ...(options.llmKey ? { apiKey: options.llmKey } : {}),
+    ...((options.llmKey ?? options.llmKeyFile) ? { apiKey: options.llmKey ?? options.llmKeyFile } : {}),
     ...(systemPrompt ? { systemPrompt } : {}),
   });
 }

@@ -19,6 +19,7 @@ import type { AgentCommandOptions } from './commands/agent.js';
 import { defaults as llmDefaults, llmDialogue, type LlmCommandOptions } from './llm-options.js';
 import { PhoneLines, transferPolicy } from './phone-lines.js';
 import { ExposureError, exposureProblems } from './exposure.js';
+import { listenError } from './listen-error.js';
 import type { TransferPolicy } from '../transports/transfer-target.js';
 
 /** A started `shoal agent`: the speech stack, the demo page and the transports. */
@@ -179,10 +180,7 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
   } catch (error) {
     unwatch();
     await closeStacks();
-    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      throw new Error(`port ${options.port} on ${options.host} is in use; pick another with --port`);
-    }
-    throw error;
+    throw listenError(error, options.host, options.port);
   }
 
   async function startSession(transport: Transport, request: CallRequest, release: () => void): Promise<RunningCall> {

@@ -3,6 +3,7 @@ import type { ServeOptions } from '../cli/commands/serve.js';
 import { createLogger } from '../logging/index.js';
 import { BuiltinVoices } from './builtin-voices.js';
 import { createSpeechService } from './server.js';
+import { listenError } from '../cli/listen-error.js';
 import { ensureDevKey, openAccountServices } from './store/index.js';
 
 function newDevKey(): string {
@@ -35,7 +36,7 @@ export async function runServe(options: ServeOptions): Promise<void> {
   } catch (error) {
     await service.close();
     accounts.close();
-    throw error;
+    throw listenError(error, options.host, options.port);
   }
   process.stdout.write(`listening on ${url}\n`);
 

@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { defaults as admissionDefaults } from '../../agent/admission.js';
 import { addLlmOptions, type LlmCommandOptions } from '../llm-options.js';
 import { parsePositiveInteger, parsePositiveNumber } from '../parse.js';
+import { addSecretOption, secretValue, secrets } from '../secrets.js';
 
 export interface LiveKitCommandOptions extends LlmCommandOptions {
   url?: string;
@@ -44,15 +45,12 @@ export function registerLiveKit(program: Command): void {
     .command('livekit')
     .description("run agents as a worker on LiveKit's agent dispatch: many calls per process, load reporting, drain on SIGTERM")
     .option('--url <url>', 'LiveKit server URL (default: $LIVEKIT_URL)')
-    .option('--api-key <key>', 'LiveKit API key (default: $LIVEKIT_API_KEY)')
-    .option('--api-secret <secret>', 'LiveKit API secret (default: $LIVEKIT_API_SECRET)')
     .option('--agent-name <name>', 'register for explicit dispatch under this name; empty: automatic dispatch to every new room', process.env['LIVEKIT_AGENT_NAME'] ?? '')
     .addOption(new Option('--job-type <type>', 'one job per room, per publisher or per participant').choices(['room', 'publisher', 'participant']).default('room'))
     .option('--agent <name>', 'ready-made agent to run', 'receptionist')
     .option('--script <file>', 'run a scripted dialogue from a JSON or YAML file instead of --agent')
     .addOption(new Option('--mode <mode>', 'turn-taking mode').choices(['low-latency', 'balanced']).default('balanced'))
     .option('--service-url <url>', 'hosted speech service base URL (default: the self-hosted service, in-process)')
-    .option('--service-key <key>', 'API key for --service-url (default: $FISH_API_KEY or $SHOAL_API_KEY)')
     .option('--max-calls <n>', `calls this process takes at once (default: ${admissionDefaults.maxCalls}, from the embedded stack's measured CPU per call and the cores)`, parsePositiveInteger)
     .option('--load-threshold <share>', 'load (calls / max calls) from which the worker tells LiveKit it is full', parseLoad, 1)
     .option('--caller-identity <identity>', 'the caller is this participant (default: the first one of --caller-kind to join)')
@@ -78,8 +76,14 @@ Examples:
   LIVEKIT_URL=ws://localhost:7880 LIVEKIT_API_KEY=devkey LIVEKIT_API_SECRET=secret shoal livekit
   shoal livekit --agent-name support --agent support --caller-kind sip --transfer "human agent=tel:+15550100"`,
     );
+  for (const spec of [secrets.liveKitApiKey, secrets.liveKitApiSecret, secrets.serviceKey]) addSecretOption(command, spec);
   addLlmOptions(command).action(async (options: LiveKitCommandOptions) => {
       const { runLiveKitCommand } = await import('../run-livekit.js');
-      await runLiveKitCommand(options);
+      await runLiveKitCommand({
+        ...options,
+        apiKey: secretValue(options, secrets.liveKitApiKey),
+        apiSecret: secretValue(options, secrets.liveKitApiSecret),
+        serviceKey: secretValue(options, secrets.serviceKey),
+      });
     });
 }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { LogLevel } from '../../logging/index.js';
 import { logLevelOption, parsePort, parsePositiveInteger } from '../parse.js';
+import { addSecretOption, secretValue, secrets } from '../secrets.js';
 import { describeBuiltinVoices } from '../../service/builtin-voices.js';
 
 export interface ServeOptions {
@@ -16,16 +17,16 @@ export interface ServeOptions {
 }
 
 export function registerServe(program: Command): void {
-  program
+  const command = program
     .command('serve')
     .description('run the self-hosted speech service (TTS, ASR, voice design, voice models, wallet, live WebSocket)')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0 picks a free one)', parsePort, 8080)
     .option('--data <dir>', 'directory for the database and uploaded audio', '.shoal/data')
-    .option('--dev-key <key>', 'create this API key (with starting credit) if it does not exist')
     .option('--drain-timeout <ms>', 'on SIGTERM: answer 503 to new requests, wait this long for those in progress, then exit 0', parsePositiveInteger, 30_000)
     .option('--tts-streams <n>', 'HTTP TTS responses synthesised at once; one more is refused at once with 503 and Retry-After (default: one per core)', parsePositiveInteger)
-    .addOption(logLevelOption('info'))
+    .addOption(logLevelOption('info'));
+  addSecretOption(command, secrets.devKey)
     .addHelpText(
       'after',
       `\nBuilt-in voices (usable as reference_id; details in docs/voices.md):\n${describeBuiltinVoices()}\n` +
@@ -34,6 +35,7 @@ export function registerServe(program: Command): void {
     )
     .action(async ({ drainTimeout, ...rest }: Omit<ServeOptions, 'drainTimeoutMs'> & { drainTimeout: number }) => {
       const { runServe } = await import('../../service/cli.js');
-      await runServe({ ...rest, drainTimeoutMs: drainTimeout });
+      const devKey = secretValue(rest, secrets.devKey);
+      await runServe({ ...rest, drainTimeoutMs: drainTimeout, ...(devKey ? { devKey } : {}) });
     });
 }
