@@ -63,6 +63,9 @@ export function transferPolicy(options: { transfer?: readonly string[]; transfer
   return { targets: parseTransferTargets(options.transfer), allowAnyTarget: options.allowAnyTransferTarget ?? false, ...(defaultTarget ? { defaultTarget } : {}) };
 }
 
+/** How long a machine-detection result waits for its call's stream. */
+const answeredByKeptMs = 120_000;
+
 const finalStatuses = new Set(['completed', 'busy', 'no-answer', 'failed', 'canceled']);
 
 /** `shoal call` without the carrier account or public URL it needs. */
@@ -177,6 +180,10 @@ export class PhoneLines {
   private deliverAnsweredBy(callSid: string, answeredBy: string): void {
     const transport = this.byCallSid.get(callSid);
     if (transport) transport.receiveAnsweredBy(answeredBy);
-    else this.answeredBy.set(callSid, answeredBy); // the result came before the stream did
+    else {
+      // The result came before the stream did (or the stream is on another instance): kept for a while only.
+      this.answeredBy.set(callSid, answeredBy);
+      setTimeout(() => this.answeredBy.delete(callSid), answeredByKeptMs).unref();
+    }
   }
 }
