@@ -1,12 +1,8 @@
 import { Command, Option } from 'commander';
 import { parsePort } from '../parse.js';
 import { addSecretOption, secretValue, secrets } from '../secrets.js';
-import { addPhoneOptions, type AgentCommandOptions } from './agent.js';
-
-export interface CallCommandOptions extends AgentCommandOptions {
-  from?: string;
-  machineDetection: boolean;
-}
+import { addPhoneOptions } from './agent.js';
+import type { CallCommandOptions } from '../options.js';
 
 export function registerCall(program: Command): void {
   const command = program

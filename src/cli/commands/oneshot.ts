@@ -1,11 +1,7 @@
 import { Command } from 'commander';
 import { parseNumberBetween, parsePositiveInteger } from '../parse.js';
 import { addSecretOption, secretValue, secrets } from '../secrets.js';
-
-export interface ServiceConnectionOptions {
-  serviceUrl?: string;
-  apiKey?: string;
-}
+import type { ServiceConnectionOptions } from '../options.js';
 
 function connectionOptions(command: Command): Command {
   return addSecretOption(command.option('--service-url <url>', 'speech service base URL (default: the self-hosted service, in-process)'), secrets.apiKey);
@@ -27,7 +23,7 @@ export function registerTts(program: Command): void {
       .option('--speed <n>', 'speaking rate 0.5 to 2.0', parseNumberBetween(0.5, 2))
       .option('--sample-rate <hz>', 'output sample rate', parsePositiveInteger)
       .option('--model <model>', 'TTS model header', 's2.1-pro-free'),
-  ).action(async (text: string, options) => (await import('../oneshot-run.js')).runTts(text, withKey(options)));
+  ).action(async (text: string, options) => (await import('../run-oneshot.js')).runTts(text, withKey(options)));
 }
 
 export function registerAsr(program: Command): void {
@@ -37,5 +33,5 @@ export function registerAsr(program: Command): void {
       .description('transcribe an audio file (WAV, MP3, Opus, FLAC)')
       .option('--language <code>', 'language code such as en')
       .option('--json', 'print the full result with timed segments as JSON'),
-  ).action(async (file: string, options) => (await import('../oneshot-run.js')).runAsr(file, withKey(options)));
+  ).action(async (file: string, options) => (await import('../run-oneshot.js')).runAsr(file, withKey(options)));
 }

@@ -1,20 +1,8 @@
 import type { Command } from 'commander';
-import type { LogLevel } from '../../logging/index.js';
 import { logLevelOption, parsePort, parsePositiveInteger } from '../parse.js';
 import { addSecretOption, secretValue, secrets } from '../secrets.js';
+import type { ServeCommandOptions } from '../options.js';
 import { describeBuiltinVoices } from '../../service/builtin-voices.js';
-
-export interface ServeOptions {
-  host: string;
-  port: number;
-  data: string;
-  devKey?: string;
-  logLevel: LogLevel;
-  /** On SIGTERM/SIGINT, the longest wait for requests in progress before closing. */
-  drainTimeoutMs: number;
-  /** HTTP TTS responses synthesised at once; one more gets 503 + Retry-After (default: one per core). */
-  ttsStreams?: number;
-}
 
 export function registerServe(program: Command): void {
   const command = program
@@ -33,8 +21,8 @@ export function registerServe(program: Command): void {
         '\nmodel header: s1, s2-pro, s2.1-pro, s2.1-pro-free (default); voice design: voice-design-1.' +
         '\nProbes (no API key): GET /healthz, GET /readyz (503 while draining), GET /metrics (Prometheus).',
     )
-    .action(async ({ drainTimeout, ...rest }: Omit<ServeOptions, 'drainTimeoutMs'> & { drainTimeout: number }) => {
-      const { runServe } = await import('../../service/cli.js');
+    .action(async ({ drainTimeout, ...rest }: Omit<ServeCommandOptions, 'drainTimeoutMs'> & { drainTimeout: number }) => {
+      const { runServe } = await import('../run-serve.js');
       const devKey = secretValue(rest, secrets.devKey);
       await runServe({ ...rest, drainTimeoutMs: drainTimeout, ...(devKey ? { devKey } : {}) });
     });
