@@ -109,21 +109,26 @@ export async function runPhoneSoak(options: SoakOptions): Promise<SoakResult> {
     let next = 0;
     let done = 0;
     let failed = 0;
-    let baseline: { rss: number; fds: number } | undefined;
-    const settle = () => new Promise((resolve) => setTimeout(resolve, 1000));
-    const worker = async () => {
-      while (next < options.calls) {
-        const n = next++;
-        await call(url, n, options.callerMs).catch(() => failed++);
-        done++;
-        options.progress?.(done);
-        if (done === options.baselineAfter) baseline = { rss: rssMb(pid), fds: openFds(pid) };
-      }
+    // Both readings are taken the same way: every call ended, then a second of quiet.
+    const settled = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      return { rss: rssMb(pid), fds: openFds(pid) };
     };
-    await Promise.all(Array.from({ length: options.concurrency }, worker));
-    await settle();
-    const end = { rss: rssMb(pid), fds: openFds(pid) };
-    baseline ??= end;
+    const calls = async (upTo: number) => {
+      const worker = async () => {
+        while (next < upTo) {
+          const n = next++;
+          await call(url, n, options.callerMs).catch(() => failed++);
+          done++;
+          options.progress?.(done);
+        }
+      };
+      await Promise.all(Array.from({ length: options.concurrency }, worker));
+    };
+    await calls(Math.min(options.baselineAfter, options.calls));
+    const baseline = await settled();
+    await calls(options.calls);
+    const end = await settled();
     return {
       calls: done,
       failed,
