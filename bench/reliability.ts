@@ -6,8 +6,10 @@
  * overload: 60 concurrent long TTS requests, where the excess must get 503 + Retry-After at once and the
  * admitted ones keep their pace (first-byte and whole-response p95 of admitted vs one request alone), and one
  * request already streaming when 59 more arrive (its total and longest wait between reads vs alone).
+ * Decompression bombs on /v1/asr (time to the 400 and RSS growth meanwhile), and a soak of 500 short phone calls
+ * through one `shoal agent` (RSS after the first 50 and at the end, open descriptors).
  * Prints one JSON object. Run: npx tsx bench/reliability.ts [--quiet-ms 60000] [--only stalls,overload,...] [--tts-streams N]
- * (parts: stalls, connections, unread, burst, race, overload).
+ * (parts: stalls, connections, unread, burst, race, overload, bombs, soak).
  */
 import { encode } from '@msgpack/msgpack';
 import os from 'node:os';
@@ -16,6 +18,8 @@ import { concatSamples, decodeAudio, encodeWav } from '../src/audio/index.js';
 import { priceOf } from '../src/service/store/index.js';
 import { openRaw } from '../test/raw-http.js';
 import { creditsToMicros, startServeProcess, unreadLiveSessionMb } from '../test/serve-process.js';
+import { silentFlac, silentMp3, silentOggOpus, slowWav } from '../test/audio-bombs.js';
+import { runPhoneSoak } from '../test/phone-soak.js';
 
 const quietArg = process.argv.indexOf('--quiet-ms');
 const quietMs = quietArg > 0 ? Number(process.argv[quietArg + 1]) : 60_000;
@@ -116,6 +120,35 @@ const heavy: Record<string, () => Promise<number>> = {
   },
 };
 
+/**
+ * Decompression bombs posted to /v1/asr: the time to the refusal and the server's RSS growth while it is
+ * refused (sampled every 10 ms from /proc), for each container.
+ */
+async function bombs() {
+  const files: Record<string, Uint8Array> = {
+    'flac-10h': silentFlac(10 * 3600),
+    'flac-10h-unknown-length': silentFlac(10 * 3600, 0),
+    'opus-10h': silentOggOpus(10 * 3600),
+    'mp3-2h': silentMp3(2 * 3600),
+    'wav-10h-at-1hz': slowWav(10 * 3600),
+  };
+  const results: Record<string, unknown> = {};
+  for (const [name, bytes] of Object.entries(files)) {
+    const before = serve.rssMb();
+    let peak = before;
+    const timer = setInterval(() => (peak = Math.max(peak, serve.rssMb())), 10);
+    const form = new FormData();
+    form.set('audio', new Blob([Buffer.from(bytes)]), name);
+    const sent = performance.now();
+    const response = await fetch(`${serve.url}/v1/asr`, { method: 'POST', headers: auth, body: form });
+    await response.arrayBuffer();
+    const refusedMs = performance.now() - sent;
+    clearInterval(timer);
+    results[name] = { fileMb: round(bytes.length / 2 ** 20), status: response.status, refusedMs: Math.round(refusedMs), rssGrowthMb: round(peak - before) };
+  }
+  return results;
+}
+
 const loadBefore = os.loadavg();
 const figures: Record<string, unknown> = {};
 
@@ -158,7 +191,9 @@ if (runs('burst')) {
 
 if (runs('race')) figures.race = await overdraftRace();
 if (runs('overload')) figures.overload = await overload(60);
+if (runs('bombs')) figures.bombs = await bombs();
 await serve.stop();
+if (runs('soak')) figures.soak = await runPhoneSoak({ calls: 500, concurrency: 4, baselineAfter: 50, callerMs: 400 });
 
 console.log(JSON.stringify({ bench: 'reliability', ttsStreams: ttsStreams ? Number(ttsStreams) : 'default', loadavgBefore: loadBefore.map(round), loadavgAfter: os.loadavg().map(round), cpus: os.cpus().length, ...figures }));
 

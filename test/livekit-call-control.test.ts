@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CallControl, isCallerCandidate, parseParticipantKinds, TransferTargetError } from '../src/transports/livekit/index.js';
+import { CallControl, isCallerCandidate, parseParticipantKinds, TransferRefusedError, TransferTargetError } from '../src/transports/livekit/index.js';
 import { ServerApiDouble } from './livekit-room-double.js';
 import { liveKitCredentials, MissingLiveKitCredentialsError } from '../src/cli/run-livekit.js';
 
@@ -14,11 +14,15 @@ describe('LiveKit call control', () => {
     }
   });
 
-  it('resolves transfer targets: URIs as given, names from the table, else the default, else a clear error', () => {
+  it('resolves transfer targets: names from the table, configured URIs, else the default, else a clear error', () => {
     const api = new ServerApiDouble();
     const control = new CallControl({ rooms: api, sip: api, transferTargets: { 'human agent': 'tel:+15550100' } });
-    expect(control.transferTarget({ to: 'sip:desk@example.com' })).toBe('sip:desk@example.com');
     expect(control.transferTarget({ to: 'human agent' })).toBe('tel:+15550100');
+    expect(control.transferTarget({ to: '+15550100' })).toBe('tel:+15550100');
+    expect(() => control.transferTarget({ to: 'sip:desk@example.com' })).toThrow(TransferRefusedError);
+    expect(() => control.transferTarget({ to: 'tel:+19005550123' })).toThrow(/cannot transfer to tel:\+19005550123: transfers go only to: human agent/);
+    const open = new CallControl({ rooms: api, sip: api, allowAnyTransferTarget: true });
+    expect(open.transferTarget({ to: 'sip:desk@example.com' })).toBe('sip:desk@example.com');
     expect(() => control.transferTarget({ to: 'billing' })).toThrow(TransferTargetError);
     expect(() => control.transferTarget({ to: 'billing' })).toThrow(/--transfer "billing=/);
     const withDefault = new CallControl({ rooms: api, sip: api, defaultTransferTo: 'tel:+15550199' });

@@ -3,7 +3,7 @@ import { lastValueFrom, toArray } from 'rxjs';
 import { z } from 'zod';
 import { ROOT_CONTEXT, context, trace, TraceFlags } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { ChatCompletionDialogue, ChatCompletionHttpError, defineTool, type ChatCompletionDialogueOptions, type CompletionEvent, type ToolContext } from '../plugins/index.js';
+import { ChatCompletionDialogue, ChatCompletionHttpError, defineTool, runTool, transferTool, type ChatCompletionDialogueOptions, type CompletionEvent, type ToolContext } from '../plugins/index.js';
 import type { DialogueInput, DialogueOutput } from '../src/agent/index.js';
 import { callsTools, FakeOpenAiServer, fails, says, sleep } from './fake-openai-server.js';
 
@@ -161,5 +161,23 @@ describe('built-in expect tool', () => {
     const outputs = await collect(dialogue({ expectTool: true }));
     expect(outputs.filter((o) => o.type === 'expect')).toEqual([{ type: 'expect', expectations: [{ kind: 'digits', minLength: 4, maxLength: 4 }] }]);
     expect((fake.seen[0]!.body.tools as Array<{ function: { name: string } }>).map((t) => t.function.name)).toEqual(['expect_answer']);
+  });
+});
+
+describe('transfer_call for a model, under the operator transfer targets', () => {
+  const context = { callId: 'call_1', signal: new AbortController().signal };
+  const tool = transferTool({ targets: { 'front desk': '+14155550100' } });
+
+  it('tells the model a number it was not given cannot be dialled, and names the targets', async () => {
+    expect(await runTool(tool.run!, { to: '+19005550123' }, context)).toEqual({
+      error: 'cannot transfer to +19005550123: transfers go only to: front desk (the operator allows other numbers with --allow-any-transfer-target)',
+    });
+    expect(await runTool(tool.run!, { to: 'front desk' }, context)).toEqual({ result: { transferring_to: 'front desk' } });
+    expect(tool.description).toMatch(/Targets: front desk/);
+  });
+
+  it('takes any number only when the operator allows it', async () => {
+    const open = transferTool({ targets: {}, allowAnyTarget: true });
+    expect(await runTool(open.run!, { to: '+19005550123' }, context)).toEqual({ result: { transferring_to: '+19005550123' } });
   });
 });

@@ -234,7 +234,8 @@ describe('call control through the Twilio REST API (a fake one, by its documente
       api.knownCalls.add(callSid);
       const { call, closedAt } = await answer(callSid);
       const events = new Subject<AgentEvent>();
-      runPhoneCall(call.transport, events, { control: control(), transferTargets: { 'front desk': '+14155550100' }, log: (line) => logs.push(line) });
+      const transfers = { targets: { 'front desk': '+14155550100', 'desk pbx': 'sip:desk@pbx.example.com' } };
+      runPhoneCall(call.transport, events, { control: control(), transfers, log: (line) => logs.push(line) });
       events.next({ type: 'tool-call', reply: 1, speculative: false, kept: true, name: 'transfer_call', arguments: args });
       call.transport.hangup('transferred to a human agent');
       await expect.poll(() => closedAt()).toBeGreaterThan(0);
@@ -253,6 +254,37 @@ describe('call control through the Twilio REST API (a fake one, by its documente
     runPhoneCall(call.transport, events, { control: control(), log: (line) => logs.push(line) });
     events.next({ type: 'tool-call', reply: 1, speculative: false, kept: true, name: 'transfer_call', arguments: { to: 'the moon' } });
     expect(logs.at(-1)).toMatch(/transfer_call failed: no transfer target for "the moon"/);
+    call.transport.hangup('done');
+    await expect.poll(() => closedAt()).toBeGreaterThan(0);
+    expect(api.updates(callSid).map((u) => u.params)).toEqual([{ Status: 'completed' }]);
+  });
+
+  it('refuses a number the operator did not configure, logging it with the call, unless any target is allowed', async () => {
+    const transfers = { targets: { 'front desk': '+14155550100' } };
+    for (const [allowAnyTarget, expected] of [
+      [false, [{ Status: 'completed' }]],
+      [true, [{ Twiml: '<?xml version="1.0" encoding="UTF-8"?><Response><Dial>+19005550123</Dial></Response>' }]],
+    ] as const) {
+      const callSid = `CA${String(api.knownCalls.size + 600).padStart(32, '6')}`;
+      api.knownCalls.add(callSid);
+      const { call, closedAt } = await answer(callSid);
+      const events = new Subject<AgentEvent>();
+      runPhoneCall(call.transport, events, { control: control(), transfers: { ...transfers, allowAnyTarget }, log: (line) => logs.push(line) });
+      events.next({ type: 'tool-call', reply: 1, speculative: false, kept: true, name: 'transfer_call', arguments: { to: '+19005550123' } });
+      if (!allowAnyTarget) expect(logs.at(-1)).toBe(`call ${callSid}: transfer_call failed: cannot transfer to +19005550123: transfers go only to: front desk (the operator allows other numbers with --allow-any-transfer-target)`);
+      call.transport.hangup('done');
+      await expect.poll(() => closedAt()).toBeGreaterThan(0);
+      expect(api.updates(callSid).map((u) => u.params)).toEqual(expected);
+    }
+  });
+
+  it('does not transfer when the tool already told the dialogue it cannot (a tool-call with an error)', async () => {
+    const callSid = `CA${'7'.repeat(32)}`;
+    api.knownCalls.add(callSid);
+    const { call, closedAt } = await answer(callSid);
+    const events = new Subject<AgentEvent>();
+    runPhoneCall(call.transport, events, { control: control(), transfers: { targets: { 'front desk': '+14155550100' } }, log: (line) => logs.push(line) });
+    events.next({ type: 'tool-call', reply: 1, speculative: false, kept: true, name: 'transfer_call', arguments: { to: 'front desk' }, error: 'refused by the tool' });
     call.transport.hangup('done');
     await expect.poll(() => closedAt()).toBeGreaterThan(0);
     expect(api.updates(callSid).map((u) => u.params)).toEqual([{ Status: 'completed' }]);

@@ -4,3 +4,4 @@ export { expectTool, EXPECT_TOOL } from './expect-tool.js';
 export { toChatMessages } from './chat-messages.js';
 export type { ChatEndpoint, CompletionEvent, RetryOptions } from './completion-stream.js';
 export { ChatCompletionHttpError, ChatCompletionConnectionError, ChatCompletionStreamError } from './errors.js';
+export { transferTool, TRANSFER_TOOL } from './transfer-tool.js';

@@ -1,4 +1,5 @@
-import { decodeFlac, decodeMp3, decodeOggOpus, type DecodedAudio } from './decoders.js';
+import { AudioTooLongError, containerDurationMs } from './audio-duration.js';
+import { decodeFlac, decodeMp3, decodeOggOpus, type DecodedAudio, type DecodeLimits } from './decoders.js';
 import { AudioFormatError } from './errors.js';
 import { resample } from './resampler.js';
 import { parseWav } from './wav-read.js';
@@ -34,25 +35,34 @@ export function sniffContainer(bytes: Uint8Array): SniffedContainer {
   throw new AudioFormatError(`unrecognised audio format (first bytes ${head}); supported: WAV, MP3, Ogg Opus, FLAC`);
 }
 
-/** Decodes WAV, MP3, Ogg Opus or FLAC bytes to mono 16-bit PCM at the file's own rate. */
-export async function decodeAudio(bytes: Uint8Array): Promise<DecodedAudio> {
-  switch (sniffContainer(bytes)) {
+/**
+ * Decodes WAV, MP3, Ogg Opus or FLAC bytes to mono 16-bit PCM at the file's own rate. With `maxDurationMs`,
+ * audio longer than that is refused with AudioTooLongError before its samples are held: from the container's
+ * own account of its length where it has one, and by the decoder stopping at the limit where it has not.
+ */
+export async function decodeAudio(bytes: Uint8Array, limits?: DecodeLimits): Promise<DecodedAudio> {
+  const container = sniffContainer(bytes);
+  if (limits) {
+    const durationMs = containerDurationMs(bytes, container);
+    if (durationMs !== undefined && durationMs > limits.maxDurationMs) throw new AudioTooLongError(durationMs, limits.maxDurationMs);
+  }
+  switch (container) {
     case 'wav': {
       const { samples, sampleRate } = parseWav(bytes);
       return { samples, sampleRate };
     }
     case 'mp3':
-      return decodeMp3(bytes);
+      return decodeMp3(bytes, limits);
     case 'ogg-opus':
-      return decodeOggOpus(bytes);
+      return decodeOggOpus(bytes, limits);
     case 'flac':
-      return decodeFlac(bytes);
+      return decodeFlac(bytes, limits);
   }
 }
 
 /** Decodes like `decodeAudio`, then resamples to `sampleRate` (e.g. 16000 for speech recognition). */
-export async function decodeAudioAt(bytes: Uint8Array, sampleRate: number): Promise<DecodedAudio> {
-  const decoded = await decodeAudio(bytes);
+export async function decodeAudioAt(bytes: Uint8Array, sampleRate: number, limits?: DecodeLimits): Promise<DecodedAudio> {
+  const decoded = await decodeAudio(bytes, limits);
   return { samples: await resample(decoded.samples, decoded.sampleRate, sampleRate), sampleRate };
 }
 

@@ -26,7 +26,7 @@ const FORMAT_EXTENSIBLE = 0xfffe;
 /** Sizes at or above this are placeholders written by streaming producers that did not know the length. */
 const PLACEHOLDER_SIZE = 0xffffff00;
 
-interface WavFormat {
+export interface WavFormat {
   encoding: WavEncoding;
   channels: number;
   sampleRate: number;
@@ -34,8 +34,17 @@ interface WavFormat {
   blockAlign: number;
 }
 
-/** Reads a RIFF/WAVE file into mono 16-bit PCM. Throws AudioFormatError saying what is wrong. */
-export function parseWav(bytes: Uint8Array): ParsedWav {
+/** Where a WAV file's samples are: its format and the data chunk's bytes (a placeholder size reads to the end). */
+export interface WavLayout {
+  format: WavFormat;
+  /** Offset and length of the sample data, whole frames only. */
+  start: number;
+  length: number;
+  streamed: boolean;
+}
+
+/** Reads a WAV file's chunks without decoding its samples; throws AudioFormatError saying what is wrong. */
+export function wavLayout(bytes: Uint8Array): WavLayout {
   if (bytes.length === 0) throw new AudioFormatError('WAV input is empty');
   if (bytes.length < 12) throw new AudioFormatError(`WAV input is truncated: ${bytes.length} bytes, a RIFF header needs 12`);
   if (ascii(bytes, 0, 4) !== 'RIFF' || ascii(bytes, 8, 4) !== 'WAVE') {
@@ -61,15 +70,7 @@ export function parseWav(bytes: Uint8Array): ParsedWav {
         throw new AudioFormatError(`WAV input is truncated: the data chunk declares ${size} bytes, ${available} present`);
       }
       const length = streamed ? available - (available % format.blockAlign) : size - (size % format.blockAlign);
-      const body = bytes.subarray(bodyStart, bodyStart + length);
-      return {
-        samples: decodeSamples(body, format),
-        sampleRate: format.sampleRate,
-        channels: format.channels,
-        bitsPerSample: format.bitsPerSample,
-        encoding: format.encoding,
-        streamed,
-      };
+      return { format, start: bodyStart, length, streamed };
     }
     if (size >= PLACEHOLDER_SIZE) break;
     offset = bodyStart + size + (size & 1);
@@ -77,6 +78,25 @@ export function parseWav(bytes: Uint8Array): ParsedWav {
   throw new AudioFormatError(
     format ? 'WAV input has no data chunk (truncated?)' : 'WAV input has no fmt chunk (truncated?)',
   );
+}
+
+/** How long a WAV file plays, from its chunks (without decoding it). */
+export function wavDurationMs(bytes: Uint8Array): number {
+  const { format, length } = wavLayout(bytes);
+  return (length / format.blockAlign / format.sampleRate) * 1000;
+}
+
+/** Reads a RIFF/WAVE file into mono 16-bit PCM. Throws AudioFormatError saying what is wrong. */
+export function parseWav(bytes: Uint8Array): ParsedWav {
+  const { format, start, length, streamed } = wavLayout(bytes);
+  return {
+    samples: decodeSamples(bytes.subarray(start, start + length), format),
+    sampleRate: format.sampleRate,
+    channels: format.channels,
+    bitsPerSample: format.bitsPerSample,
+    encoding: format.encoding,
+    streamed,
+  };
 }
 
 function readFormat(view: DataView, start: number, size: number): WavFormat {

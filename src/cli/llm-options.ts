@@ -1,12 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Dialogue } from '../agent/index.js';
+import { readSecretFile } from './secrets.js';
+import type { TransferPolicy } from '../transports/transfer-target.js';
 
 /** The `--llm-*` options shared by `shoal talk` and `shoal agent`. */
 export interface LlmCommandOptions {
   llmUrl?: string;
   llmModel?: string;
   llmKey?: string;
+  /** `--llm-key-file`: the key read from a file. */
+  llmKeyFile?: string;
   instructions?: string;
 }
 
@@ -40,14 +44,15 @@ export function addLlmOptions(command: Command): Command {
         .conflicts('script'),
     )
     .option('--llm-model <name>', `model name sent to --llm-url (default: ${defaults.model})`)
-    .option('--llm-key <key>', 'API key for --llm-url (default: $OPENAI_API_KEY; none for most local servers)')
+    .option('--llm-key <key>', 'API key for --llm-url (default: $OPENAI_API_KEY; none for most local servers); prefer $OPENAI_API_KEY or --llm-key-file (a flag shows in ps)')
+    .option('--llm-key-file <file>', 'read --llm-key from this file', readSecretFile)
     .option('--instructions <file>', "system prompt for --llm-url: a text file with the agent's instructions");
 }
 
 /** The LLM dialogue the options ask for, or undefined without `--llm-url`. */
-export async function llmDialogue(options: LlmCommandOptions): Promise<Dialogue | undefined> {
+export async function llmDialogue(options: LlmCommandOptions, transfers?: TransferPolicy): Promise<Dialogue | undefined> {
   if (!options.llmUrl) {
-    const stray = (['llmModel', 'llmKey', 'instructions'] as const).find((key) => options[key] !== undefined);
+    const stray = (['llmModel', 'llmKey', 'llmKeyFile', 'instructions'] as const).find((key) => options[key] !== undefined);
     if (stray) throw new LlmOptionError(`--${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} needs --llm-url`);
     return undefined;
   }
@@ -59,7 +64,8 @@ export async function llmDialogue(options: LlmCommandOptions): Promise<Dialogue 
       throw new LlmOptionError(`cannot read --instructions ${options.instructions}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
     }
   }
-  const { ChatCompletionDialogue } = await import('../../plugins/index.js');
+  const { ChatCompletionDialogue, transferTool } = await import('../../plugins/index.js');
+  const transferTools = transfers && (Object.keys(transfers.targets).length > 0 || transfers.defaultTarget || transfers.allowAnyTarget) ? [transferTool(transfers)] : [];
   const model = options.llmModel ?? defaults.model;
   return new ChatCompletionDialogue({
     baseUrl: options.llmUrl,
@@ -68,7 +74,8 @@ export async function llmDialogue(options: LlmCommandOptions): Promise<Dialogue 
     greeting: defaults.greeting,
     endCallTool: true,
     expectTool: true,
-    ...(options.llmKey ? { apiKey: options.llmKey } : {}),
+    tools: transferTools,
+    ...((options.llmKey ?? options.llmKeyFile) ? { apiKey: options.llmKey ?? options.llmKeyFile } : {}),
     ...(systemPrompt ? { systemPrompt } : {}),
   });
 }

@@ -17,8 +17,16 @@ export interface AgentCommandOptions extends LlmCommandOptions {
   logLevel?: LogLevel;
   /** Other web origins whose pages may open calls; the page's own always may. */
   allowOrigin?: string[];
-  /** Browser calls must carry this token (default $SHOAL_AGENT_TOKEN). */
+  /** Browser calls must carry this token (`--access-token-file`, $SHOAL_AGENT_TOKEN). */
   accessToken?: string;
+  /** Carriers' media streams must carry this `?key=` (`--stream-key-file`, $SHOAL_STREAM_KEY). */
+  streamKey?: string;
+  /** Signs Twilio stream tokens; the same on every instance behind a load balancer ($SHOAL_STREAM_SECRET). */
+  streamSecret?: string;
+  /** Twilio's auth token: webhook signatures and call control ($TWILIO_AUTH_TOKEN). */
+  twilioAuthToken?: string;
+  /** On a non-loopback address, take calls without an access token or stream key, on purpose. */
+  publicCalls?: boolean;
   /** Calls taken at once; default: derived from the cores (admissionDefaults.maxCalls). */
   maxCalls?: number;
   /** On SIGTERM, the longest wait for calls in progress to end before they are cut. */
@@ -29,6 +37,8 @@ export interface AgentCommandOptions extends LlmCommandOptions {
   transfer?: string[];
   /** Where `transfer_call` goes without a known name. */
   transferTo?: string;
+  /** Let `transfer_call` dial any number or SIP URI the dialogue gives, not only the configured ones. */
+  allowAnyTransferTarget?: boolean;
 }
 
 export interface CallCommandOptions extends AgentCommandOptions {
@@ -54,6 +64,8 @@ export interface LiveKitCommandOptions extends LlmCommandOptions {
   endCall: 'delete-room' | 'remove-caller' | 'leave';
   transfer?: Record<string, string>;
   transferTo?: string;
+  /** Let transfer_call dial any sip:/tel: URI the dialogue gives, not only --transfer targets. */
+  allowAnyTransferTarget?: boolean;
   drainTimeout: number;
 }
 

@@ -13,23 +13,32 @@ import {
   type CarrierCallControl,
 } from '../transports/telephony/index.js';
 import type { CallMode } from '../transports/call-request.js';
-import { TransferTargetError } from '../transports/transfer-target.js';
+import { TransferTargetError, type TransferPolicy } from '../transports/transfer-target.js';
 
 /** What `shoal agent` and `shoal call` need to know about the phone side; env fills what the flags leave out. */
 export interface PhoneSettings {
   /** The public https URL carriers reach this server at (`--public-url`, `SHOAL_PUBLIC_URL`). */
   publicUrl?: string;
-  /** Transfer names → numbers or SIP URIs (`--transfer NAME=NUMBER`). */
-  transferTargets: Record<string, string>;
-  defaultTransferTarget?: string;
+  /** Where transfers may go (`--transfer NAME=NUMBER`, `--transfer-to`, `--allow-any-transfer-target`). */
+  transfers: TransferPolicy;
   agent: string;
   mode: CallMode;
+  /** Key the carriers' streams carry as `?key=` (default $SHOAL_STREAM_KEY). */
+  streamKey?: string;
+  /** Signs stream tokens, shared by the instances behind one load balancer (default $SHOAL_STREAM_SECRET; else random per process). */
+  streamSecret?: string;
+  /** Twilio's auth token (default $TWILIO_AUTH_TOKEN). */
+  twilioAuthToken?: string;
+  /** True while no more calls are taken: Twilio's webhook then rejects calls busy. */
+  busy?(): boolean;
 }
 
+/** Shortest stream secret accepted: an HMAC key should hold at least 256 bits. */
+export const minStreamSecretLength = 32;
+
 /** The Twilio account, from `TWILIO_ACCOUNT_SID` / `TWILIO_AUTH_TOKEN` (`TWILIO_API_BASE_URL` for a proxy or test double). */
-function twilioAccount(env: NodeJS.ProcessEnv) {
+function twilioAccount(env: NodeJS.ProcessEnv, authToken: string | undefined) {
   const accountSid = env['TWILIO_ACCOUNT_SID'];
-  const authToken = env['TWILIO_AUTH_TOKEN'];
   return accountSid && authToken ? { accountSid, authToken, apiBaseUrl: env['TWILIO_API_BASE_URL'] } : undefined;
 }
 
@@ -46,6 +55,16 @@ export function parseTransferTargets(pairs: readonly string[] = []): Record<stri
   }
   return targets;
 }
+
+/** The transfer policy of `--transfer`, `--transfer-to` and `--allow-any-transfer-target`. */
+export function transferPolicy(options: { transfer?: readonly string[]; transferTo?: string; allowAnyTransferTarget?: boolean }): TransferPolicy {
+  const defaultTarget = options.transferTo?.trim();
+  if (defaultTarget && !isPhoneNumber(defaultTarget) && !isSipUri(defaultTarget)) throw new TransferTargetError(defaultTarget);
+  return { targets: parseTransferTargets(options.transfer), allowAnyTarget: options.allowAnyTransferTarget ?? false, ...(defaultTarget ? { defaultTarget } : {}) };
+}
+
+/** How long a machine-detection result waits for its call's stream. */
+const answeredByKeptMs = 120_000;
 
 const finalStatuses = new Set(['completed', 'busy', 'no-answer', 'failed', 'canceled']);
 
@@ -64,6 +83,8 @@ export class PhoneLines {
   readonly control: CarrierCallControl | undefined;
   readonly accessKey: string | undefined;
   private readonly signed: boolean;
+  /** Stream tokens are signed with a secret every instance shares (else one made at start). */
+  readonly sharedSecret: boolean;
   readonly routes: Array<(request: IncomingMessage, response: ServerResponse) => boolean> = [];
   private readonly webhooks: TwilioWebhooks | undefined;
   private readonly byCallSid = new Map<string, TelephonyTransport>();
@@ -76,15 +97,22 @@ export class PhoneLines {
     env: NodeJS.ProcessEnv = process.env,
   ) {
     this.publicUrl = settings.publicUrl ?? env['SHOAL_PUBLIC_URL'];
-    this.accessKey = env['SHOAL_STREAM_KEY'];
-    this.signed = Boolean(env['TWILIO_AUTH_TOKEN']);
-    const account = twilioAccount(env);
+    this.accessKey = settings.streamKey ?? (env['SHOAL_STREAM_KEY'] || undefined);
+    const authToken = settings.twilioAuthToken ?? (env['TWILIO_AUTH_TOKEN'] || undefined);
+    this.signed = Boolean(authToken);
+    const account = twilioAccount(env, authToken);
     this.control = account ? new TwilioCallControl(account) : undefined;
+    const streamSecret = settings.streamSecret ?? (env['SHOAL_STREAM_SECRET'] || undefined);
+    if (streamSecret !== undefined && streamSecret.length < minStreamSecretLength) {
+      throw new PhoneSetupError(`the stream secret is ${streamSecret.length} characters; use at least ${minStreamSecretLength} (e.g. openssl rand -hex 32 > stream-secret)`);
+    }
+    this.sharedSecret = streamSecret !== undefined;
     if (this.publicUrl) {
-      this.tokens = new StreamTokens();
+      this.tokens = new StreamTokens(streamSecret ? { secret: streamSecret } : {});
       this.webhooks = new TwilioWebhooks({
         publicUrl: this.publicUrl,
-        authToken: env['TWILIO_AUTH_TOKEN'],
+        authToken,
+        ...(settings.busy ? { busy: settings.busy } : {}),
         tokens: this.tokens,
         agent: settings.agent,
         mode: settings.mode,
@@ -102,7 +130,10 @@ export class PhoneLines {
   describe(localUrl: string): string[] {
     const streams = this.publicUrl ?? localUrl;
     const lines = [`telephony media streams: ${publicStreamUrl(streams, '/telephony')} (Twilio), …/telephony/{telnyx,plivo,vonage,exotel}`];
-    if (this.webhooks) lines.push(`Twilio voice webhook: POST ${this.webhooks.url('/twilio/voice')} (signatures ${this.signed ? 'checked' : 'NOT checked: set TWILIO_AUTH_TOKEN'})`);
+    if (this.webhooks) {
+      lines.push(`Twilio voice webhook: POST ${this.webhooks.url('/twilio/voice')} (signatures ${this.signed ? 'checked' : 'NOT checked: set TWILIO_AUTH_TOKEN'})`);
+      lines.push(this.sharedSecret ? 'stream tokens: signed with SHOAL_STREAM_SECRET (any instance sharing it admits the stream)' : 'stream tokens: signed with a secret of this process (behind a load balancer, set SHOAL_STREAM_SECRET on every instance)');
+    }
     if (!this.control) lines.push('no TWILIO_ACCOUNT_SID/TWILIO_AUTH_TOKEN: hang-ups only close the stream, transfers cannot happen');
     return lines;
   }
@@ -112,8 +143,7 @@ export class PhoneLines {
     if (!(transport instanceof TelephonyTransport)) return;
     runPhoneCall(transport, session.events$, {
       control: transport.carrier.name === this.control?.carrier ? this.control : undefined,
-      transferTargets: this.settings.transferTargets,
-      defaultTransferTarget: this.settings.defaultTransferTarget,
+      transfers: this.settings.transfers,
       log: this.log,
     });
     const callSid = transport.callSid;
@@ -150,6 +180,10 @@ export class PhoneLines {
   private deliverAnsweredBy(callSid: string, answeredBy: string): void {
     const transport = this.byCallSid.get(callSid);
     if (transport) transport.receiveAnsweredBy(answeredBy);
-    else this.answeredBy.set(callSid, answeredBy); // the result came before the stream did
+    else {
+      // The result came before the stream did (or the stream is on another instance): kept for a while only.
+      this.answeredBy.set(callSid, answeredBy);
+      setTimeout(() => this.answeredBy.delete(callSid), answeredByKeptMs).unref();
+    }
   }
 }

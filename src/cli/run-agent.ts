@@ -17,7 +17,10 @@ import { loadScript, ScriptedDialogue, type DialogueScript } from '../../plugins
 import { createLogger, type Logger } from '../logging/index.js';
 import type { AgentCommandOptions } from './options.js';
 import { defaults as llmDefaults, llmDialogue, type LlmCommandOptions } from './llm-options.js';
-import { parseTransferTargets, PhoneLines } from './phone-lines.js';
+import { PhoneLines, transferPolicy } from './phone-lines.js';
+import { ExposureError, exposureProblems } from './exposure.js';
+import { listenError } from './listen-error.js';
+import type { TransferPolicy } from '../transports/transfer-target.js';
 
 /** A started `shoal agent`: the speech stack, the demo page and the transports. */
 export interface AgentApp {
@@ -46,8 +49,8 @@ export interface DialogueSource {
   create(name: string | undefined): { name: string; dialogue: Dialogue };
 }
 
-export async function dialogueSource(options: Pick<AgentCommandOptions, 'agent' | 'script'> & LlmCommandOptions): Promise<DialogueSource> {
-  const llm = await llmDialogue(options);
+export async function dialogueSource(options: Pick<AgentCommandOptions, 'agent' | 'script'> & LlmCommandOptions, transfers?: TransferPolicy): Promise<DialogueSource> {
+  const llm = await llmDialogue(options, transfers);
   if (llm) {
     const description = `LLM ${options.llmModel ?? llmDefaults.model} at ${options.llmUrl}`;
     return { listing: { default: llm.name, agents: [{ name: llm.name, description }] }, create: () => ({ name: llm.name, dialogue: llm }) };
@@ -98,10 +101,27 @@ export class MissingApiKeyError extends Error {
 
 /** Starts the speech service, the agent stack, the demo page and the browser and telephony transports, in this process. */
 export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAppHooks = {}): Promise<AgentApp> {
-  const source = await dialogueSource(options);
+  const accessToken = options.accessToken ?? (process.env['SHOAL_AGENT_TOKEN'] || undefined);
+  const streamKey = options.streamKey ?? (process.env['SHOAL_STREAM_KEY'] || undefined);
+  const twilioAuthToken = options.twilioAuthToken ?? (process.env['TWILIO_AUTH_TOKEN'] || undefined);
+  const publicUrl = options.publicUrl ?? (process.env['SHOAL_PUBLIC_URL'] || undefined);
+  const problems = exposureProblems({ host: options.host, accessToken, streamKey, publicUrl, twilioAuthToken, publicCalls: options.publicCalls });
+  if (problems.length > 0) throw new ExposureError(problems);
+  const transfers = transferPolicy(options);
+  const source = await dialogueSource(options, transfers);
   const logger = hooks.logger ?? createLogger({ level: 'silent' });
+  const admission = new CallAdmission({ maxCalls: options.maxCalls });
   const phone = new PhoneLines(
-    { publicUrl: options.publicUrl, transferTargets: parseTransferTargets(options.transfer), defaultTransferTarget: options.transferTo, agent: source.listing.default, mode: options.mode },
+    {
+      publicUrl,
+      transfers,
+      agent: source.listing.default,
+      mode: options.mode,
+      busy: () => !admission.ready,
+      ...(streamKey ? { streamKey } : {}),
+      ...(twilioAuthToken ? { twilioAuthToken } : {}),
+      ...(options.streamSecret ? { streamSecret: options.streamSecret } : {}),
+    },
     (line) => logger.info(line),
   );
   const service = await speechService(options);
@@ -126,7 +146,6 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
     await closeStacks();
     throw error;
   }
-  const admission = new CallAdmission({ maxCalls: options.maxCalls });
   const unwatch = watchAdmission(admission);
 
   let server: DemoServer;
@@ -136,7 +155,7 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
       port: options.port,
       agents: source.listing,
       routes: phone.routes,
-      guard: { allowedOrigins: options.allowOrigin ?? [], accessToken: options.accessToken ?? (process.env['SHOAL_AGENT_TOKEN'] || undefined) },
+      guard: { allowedOrigins: options.allowOrigin ?? [], accessToken },
       streamTokens: phone.tokens,
       streamAccessKey: phone.accessKey,
       onError: (error, where) => logger.error({ err: error, where }, 'transport error'),
@@ -161,10 +180,7 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
   } catch (error) {
     unwatch();
     await closeStacks();
-    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      throw new Error(`port ${options.port} on ${options.host} is in use; pick another with --port`);
-    }
-    throw error;
+    throw listenError(error, options.host, options.port);
   }
 
   async function startSession(transport: Transport, request: CallRequest, release: () => void): Promise<RunningCall> {

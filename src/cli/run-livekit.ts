@@ -57,7 +57,8 @@ const version = (JSON.parse(readFileSync(new URL('../../package.json', import.me
 export async function runLiveKitCommand(options: LiveKitCommandOptions): Promise<void> {
   const credentials = liveKitCredentials(options);
   const kinds = parseParticipantKinds(options.callerKind ?? 'standard,sip,connector');
-  const source = await dialogueSource(options);
+  const transfers = { targets: options.transfer ?? {}, allowAnyTarget: options.allowAnyTransferTarget ?? false, ...(options.transferTo ? { defaultTarget: options.transferTo } : {}) };
+  const source = await dialogueSource(options, transfers);
   const serviceKey = options.serviceKey ?? process.env['FISH_API_KEY'] ?? process.env['SHOAL_API_KEY'];
   if (options.serviceUrl && !serviceKey) throw new Error('--service-url needs an API key: pass --service-key KEY or set FISH_API_KEY (or SHOAL_API_KEY)');
   const print = (line: string | undefined) => line && process.stdout.write(`${line}\n`);
@@ -66,7 +67,7 @@ export async function runLiveKitCommand(options: LiveKitCommandOptions): Promise
   const service = await speechService({ serviceUrl: options.serviceUrl, apiKey: serviceKey });
   const stack = await createEmbeddedAgentStack({ mode: options.mode, service: { url: service.url, apiKey: service.apiKey } });
   const admission = new CallAdmission(options.maxCalls === undefined ? {} : { maxCalls: options.maxCalls });
-  const control = CallControl.forServer(credentials, { endCall: options.endCall, transferTargets: options.transfer, defaultTransferTo: options.transferTo });
+  const control = CallControl.forServer(credentials, { endCall: options.endCall, transferTargets: options.transfer, defaultTransferTo: options.transferTo, allowAnyTransferTarget: options.allowAnyTransferTarget });
   const worker = new LiveKitWorker({
     ...credentials,
     agentName: options.agentName,

@@ -4,6 +4,7 @@ import { createLogger } from '../logging/index.js';
 import { BuiltinVoices } from '../service/builtin-voices.js';
 import { createSpeechService } from '../service/server.js';
 import { ensureDevKey, openAccountServices } from '../service/store/index.js';
+import { listenError } from './listen-error.js';
 
 function newDevKey(): string {
   return `shoal-dev-${randomBytes(18).toString('base64url')}`;
@@ -44,8 +45,8 @@ export async function runServe(options: ServeCommandOptions): Promise<void> {
     url = await service.listen({ host: options.host, port: options.port });
   } catch (error) {
     await service.close();
-    await accounts.close();
-    throw error;
+    accounts.close();
+    throw listenError(error, options.host, options.port);
   }
   process.stdout.write(`listening on ${url}\n`);
 

@@ -20,11 +20,14 @@ const digest = (value: string) => createHash('sha256').update(value).digest();
 
 /**
  * Checks a browser WebSocket upgrade: a browser always sends `Origin`, so a page of another site is refused
- * unless configured (cross-site WebSocket hijacking); clients without `Origin` are not browsers and pass
- * this check. The access token, when configured, is required of everyone.
+ * unless configured (cross-site WebSocket hijacking). Without an origin list, clients without `Origin` (not
+ * browsers) pass this check; with one, `Origin` is required. The access token, when configured, is required of everyone.
  */
 export function checkUpgrade(request: IncomingMessage, options: UpgradeGuardOptions): UpgradeRefusal | null {
   const origin = request.headers.origin;
+  if (origin === undefined && options.allowedOrigins.length > 0) {
+    return { status: 403, message: 'this agent takes calls from the pages of its allowed origins only, and the request has no Origin header' };
+  }
   if (origin !== undefined && !originAllowed(origin, request.headers.host, options.allowedOrigins)) {
     return { status: 403, message: `origin ${origin} may not open calls here; start the agent with --allow-origin ${origin}` };
   }

@@ -3,13 +3,15 @@ import { defaults as admissionDefaults } from '../../agent/admission.js';
 import { addLlmOptions } from '../llm-options.js';
 import type { AgentCommandOptions } from '../options.js';
 import { logLevelOption, parsePort, parsePositiveInteger } from '../parse.js';
+import { addSecretOption, secretValue, secrets } from '../secrets.js';
 
 /** The phone options `shoal agent` and `shoal call` share. */
 export function addPhoneOptions(command: Command): Command {
   return command
     .option('--public-url <url>', 'public https URL carriers reach this server at (default: $SHOAL_PUBLIC_URL); serves POST /twilio/voice')
     .option('--transfer <name=number>', 'where transfer_call {to: name} goes: a +E.164 number or sip: URI (repeatable)', collect, [])
-    .option('--transfer-to <number>', 'where transfer_call goes when it names no known target');
+    .option('--transfer-to <number>', 'where transfer_call goes when it names no known target')
+    .option('--allow-any-transfer-target', 'let transfer_call dial any number or SIP URI the dialogue gives (default: only --transfer and --transfer-to; an LLM can be talked into dialling premium numbers)');
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -26,22 +28,31 @@ export function registerAgent(program: Command): void {
     .addOption(new Option('--mode <mode>', 'turn-taking mode').choices(['low-latency', 'balanced']).default('balanced'))
     .option('--script <file>', 'run a scripted dialogue from a JSON or YAML file instead of --agent')
     .option('--service-url <url>', 'hosted speech service base URL (default: the self-hosted service, in-process)')
-    .option('--api-key <key>', 'API key for --service-url (default: $FISH_API_KEY or $SHOAL_API_KEY)')
     .option('--max-calls <n>', `calls taken at once; more hear a busy line / see "busy" (default: ${admissionDefaults.maxCalls}, from the embedded stack's measured CPU per call and the cores)`, parsePositiveInteger)
     .option('--drain-timeout <ms>', 'on SIGTERM: stop taking calls, wait this long for calls in progress to end, then exit 0', parsePositiveInteger, 30_000)
     .addOption(logLevelOption('info'))
     .option('--allow-origin <origin>', 'another web origin whose pages may open calls (repeatable); the page\'s own always may', (value: string, all: string[]) => [...all, value], [])
-    .option('--access-token <token>', 'require this token on browser calls (open the page with ?access_token=...); default $SHOAL_AGENT_TOKEN')
+    .option('--public-calls', 'on a non-loopback --host, take browser and carrier calls without an access token or stream key (on purpose: anyone who reaches the port can call)')
     .addHelpText('after', '\nProbes on the same port: GET /healthz (alive), GET /readyz (200 while taking calls, 503 when full or draining), GET /metrics (Prometheus).')
     .addHelpText(
       'after',
       `
 Phone calls: set TWILIO_ACCOUNT_SID and TWILIO_AUTH_TOKEN and pass --public-url (a tunnel such as
 https://abc.ngrok.app); point the Twilio number's voice webhook at POST <public-url>/twilio/voice.
-Other carriers stream to /telephony/{telnyx,plivo,vonage,exotel}?key=$SHOAL_STREAM_KEY. See docs/telephony.md.`,
+Other carriers stream to /telephony/{telnyx,plivo,vonage,exotel}?key=$SHOAL_STREAM_KEY. See docs/telephony.md.
+Before exposing the agent (a non-loopback --host, a --public-url), see docs/operations.md.`,
     );
+  for (const spec of [secrets.apiKey, secrets.accessToken, secrets.streamKey, secrets.streamSecret, secrets.twilioAuthToken]) addSecretOption(command, spec);
   addLlmOptions(addPhoneOptions(command)).action(async (raw: AgentCommandOptions & { drainTimeout?: number }) => {
-    const options: AgentCommandOptions = { ...raw, drainTimeoutMs: raw.drainTimeout };
+    const options: AgentCommandOptions = {
+      ...raw,
+      drainTimeoutMs: raw.drainTimeout,
+      apiKey: secretValue(raw, secrets.apiKey),
+      accessToken: secretValue(raw, secrets.accessToken),
+      streamKey: secretValue(raw, secrets.streamKey),
+      streamSecret: secretValue(raw, secrets.streamSecret),
+      twilioAuthToken: secretValue(raw, secrets.twilioAuthToken),
+    };
     const { runAgentCommand } = await import('../run-agent.js');
     await runAgentCommand(options);
   });

@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { parsePort } from '../parse.js';
+import { addSecretOption, secretValue, secrets } from '../secrets.js';
 import { addPhoneOptions } from './agent.js';
 import type { CallCommandOptions } from '../options.js';
 
@@ -15,12 +16,17 @@ export function registerCall(program: Command): void {
     .addOption(new Option('--mode <mode>', 'turn-taking mode').choices(['low-latency', 'balanced']).default('balanced'))
     .option('--script <file>', 'run a scripted dialogue from a JSON or YAML file instead of --agent')
     .option('--service-url <url>', 'hosted speech service base URL (default: the self-hosted service, in-process)')
-    .option('--api-key <key>', 'API key for --service-url (default: $FISH_API_KEY or $SHOAL_API_KEY)')
     .option('--no-machine-detection', 'do not ask Twilio whether a person or a machine answered');
+  for (const spec of [secrets.apiKey, secrets.twilioAuthToken, secrets.streamSecret]) addSecretOption(command, spec);
   addPhoneOptions(command)
     .addHelpText('after', '\nNeeds TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and a public URL (--public-url or SHOAL_PUBLIC_URL) forwarding to --port.')
     .action(async (number: string, options: CallCommandOptions) => {
       const { runCallCommand } = await import('../run-call.js');
-      await runCallCommand(number, options);
+      await runCallCommand(number, {
+        ...options,
+        apiKey: secretValue(options, secrets.apiKey),
+        twilioAuthToken: secretValue(options, secrets.twilioAuthToken),
+        streamSecret: secretValue(options, secrets.streamSecret),
+      });
     });
 }

@@ -3,6 +3,7 @@ import { defaults as admissionDefaults } from '../../agent/admission.js';
 import { addLlmOptions } from '../llm-options.js';
 import type { LiveKitCommandOptions } from '../options.js';
 import { parsePositiveInteger, parsePositiveNumber } from '../parse.js';
+import { addSecretOption, secretValue, secrets } from '../secrets.js';
 
 function parseTransfer(value: string, previous: Record<string, string> = {}): Record<string, string> {
   const at = value.indexOf('=');
@@ -22,15 +23,12 @@ export function registerLiveKit(program: Command): void {
     .command('livekit')
     .description("run agents as a worker on LiveKit's agent dispatch: many calls per process, load reporting, drain on SIGTERM")
     .option('--url <url>', 'LiveKit server URL (default: $LIVEKIT_URL)')
-    .option('--api-key <key>', 'LiveKit API key (default: $LIVEKIT_API_KEY)')
-    .option('--api-secret <secret>', 'LiveKit API secret (default: $LIVEKIT_API_SECRET)')
     .option('--agent-name <name>', 'register for explicit dispatch under this name; empty: automatic dispatch to every new room', process.env['LIVEKIT_AGENT_NAME'] ?? '')
     .addOption(new Option('--job-type <type>', 'one job per room, per publisher or per participant').choices(['room', 'publisher', 'participant']).default('room'))
     .option('--agent <name>', 'ready-made agent to run', 'receptionist')
     .option('--script <file>', 'run a scripted dialogue from a JSON or YAML file instead of --agent')
     .addOption(new Option('--mode <mode>', 'turn-taking mode').choices(['low-latency', 'balanced']).default('balanced'))
     .option('--service-url <url>', 'hosted speech service base URL (default: the self-hosted service, in-process)')
-    .option('--service-key <key>', 'API key for --service-url (default: $FISH_API_KEY or $SHOAL_API_KEY)')
     .option('--max-calls <n>', `calls this process takes at once (default: ${admissionDefaults.maxCalls}, from the embedded stack's measured CPU per call and the cores)`, parsePositiveInteger)
     .option('--load-threshold <share>', 'load (calls / max calls) from which the worker tells LiveKit it is full', parseLoad, 1)
     .option('--caller-identity <identity>', 'the caller is this participant (default: the first one of --caller-kind to join)')
@@ -38,6 +36,7 @@ export function registerLiveKit(program: Command): void {
     .addOption(new Option('--end-call <how>', 'when the agent ends the call: delete the room (everyone leaves), remove the caller, or just leave').choices(['delete-room', 'remove-caller', 'leave']).default('delete-room'))
     .option('--transfer <name=uri>', 'where transfer_call sends a SIP caller, by the tool\'s "to" (repeatable)', parseTransfer)
     .option('--transfer-to <uri>', 'transfer target when "to" names none of --transfer')
+    .option('--allow-any-transfer-target', 'let transfer_call dial any sip:/tel: URI the dialogue gives (default: only --transfer and --transfer-to; an LLM can be talked into dialling premium numbers)')
     .option('--drain-timeout <ms>', 'on SIGTERM: stop taking jobs, wait this long for calls in progress, then end them and exit 0', parsePositiveInteger, 60_000)
     .addHelpText(
       'after',
@@ -55,8 +54,14 @@ Examples:
   LIVEKIT_URL=ws://localhost:7880 LIVEKIT_API_KEY=devkey LIVEKIT_API_SECRET=secret shoal livekit
   shoal livekit --agent-name support --agent support --caller-kind sip --transfer "human agent=tel:+15550100"`,
     );
+  for (const spec of [secrets.liveKitApiKey, secrets.liveKitApiSecret, secrets.serviceKey]) addSecretOption(command, spec);
   addLlmOptions(command).action(async (options: LiveKitCommandOptions) => {
       const { runLiveKitCommand } = await import('../run-livekit.js');
-      await runLiveKitCommand(options);
+      await runLiveKitCommand({
+        ...options,
+        apiKey: secretValue(options, secrets.liveKitApiKey),
+        apiSecret: secretValue(options, secrets.liveKitApiSecret),
+        serviceKey: secretValue(options, secrets.serviceKey),
+      });
     });
 }

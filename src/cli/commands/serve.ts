@@ -1,23 +1,24 @@
 import type { Command } from 'commander';
 import { logLevelOption, parsePort, parsePositiveInteger } from '../parse.js';
+import { addSecretOption, secretValue, secrets } from '../secrets.js';
 import type { ServeCommandOptions } from '../options.js';
 import { describeBuiltinVoices } from '../../service/builtin-voices.js';
 
 export function registerServe(program: Command): void {
-  program
+  const command = program
     .command('serve')
     .description('run the self-hosted speech service (TTS, ASR, voice design, voice models, wallet, live WebSocket)')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0 picks a free one)', parsePort, 8080)
     .option('--data <dir>', 'directory for the database and uploaded audio', '.shoal/data')
-    .option('--database <url>', 'PostgreSQL (postgres://user:pass@host/db) shared by several instances, instead of SQLite in --data (env DATABASE_URL)', process.env.DATABASE_URL)
-    .option('--dev-key <key>', 'create this API key (with starting credit) if it does not exist')
     .option('--drain-timeout <ms>', 'on SIGTERM: answer 503 to new requests, wait this long for those in progress, then exit 0', parsePositiveInteger, 30_000)
-    .option('--redis <url>', 'with --database: keep the per-key request-rate counters in this Redis (redis://host:6379) instead of PostgreSQL (env REDIS_URL)', process.env.REDIS_URL)
     .option('--key-rate <n>', 'requests per second per API key, bursts of twice that (default 20); shared by the fleet with --database', parsePositiveInteger)
     .option('--key-live-sessions <n>', 'live sessions per API key at once (default 5); shared by the fleet with --database', parsePositiveInteger)
     .option('--tts-streams <n>', 'HTTP TTS responses synthesised at once; one more is refused at once with 503 and Retry-After (default: one per core)', parsePositiveInteger)
-    .addOption(logLevelOption('info'))
+    .addOption(logLevelOption('info'));
+  addSecretOption(command, secrets.database);
+  addSecretOption(command, secrets.redis);
+  addSecretOption(command, secrets.devKey)
     .addHelpText(
       'after',
       `\nBuilt-in voices (usable as reference_id; details in docs/voices.md):\n${describeBuiltinVoices()}\n` +
@@ -27,6 +28,15 @@ export function registerServe(program: Command): void {
     )
     .action(async ({ drainTimeout, ...rest }: Omit<ServeCommandOptions, 'drainTimeoutMs'> & { drainTimeout: number }) => {
       const { runServe } = await import('../run-serve.js');
-      await runServe({ ...rest, drainTimeoutMs: drainTimeout });
+      const devKey = secretValue(rest, secrets.devKey);
+      const database = secretValue(rest, secrets.database);
+      const redis = secretValue(rest, secrets.redis);
+      await runServe({
+        ...rest,
+        drainTimeoutMs: drainTimeout,
+        ...(devKey ? { devKey } : {}),
+        ...(database ? { database } : {}),
+        ...(redis ? { redis } : {}),
+      });
     });
 }

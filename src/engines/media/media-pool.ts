@@ -1,4 +1,4 @@
-import { AudioFormatError, UnsupportedAudioSettingError, type EncoderOptions } from '../../audio/index.js';
+import { AudioFormatError, AudioTooLongError, UnsupportedAudioSettingError, type EncoderOptions } from '../../audio/index.js';
 import { startModuleWorker } from '../module-worker.js';
 import { ReferenceTooShortError } from '../voice/index.js';
 import type { VoiceSettings } from '../types.js';
@@ -8,6 +8,9 @@ import type { MediaReply, MediaRequest } from './media-protocol.js';
 export type MediaPoolOptions = Partial<Omit<EnginePoolOptions, 'name'>>;
 
 export const defaults: MediaPoolOptions = {};
+
+/** Longest uploaded audio a decode holds unless told otherwise: references and voice samples last seconds to minutes. */
+export const decodeDefaults = { maxDurationMs: 10 * 60 * 1000 };
 
 export type MediaSuccess<Op extends string> = Extract<MediaReply, { ok: true; op: Op }>;
 
@@ -20,7 +23,7 @@ function rebuild(reply: Extract<MediaReply, { ok: false }>): Error {
     RangeError,
   };
   const Kind = kinds[reply.name] ?? Error;
-  const error = new Kind(reply.message);
+  const error = reply.tooLong ? new AudioTooLongError(reply.tooLong.durationMs, reply.tooLong.limitMs, reply.tooLong.exact) : new Kind(reply.message);
   if (reply.index !== undefined) Object.assign(error, { index: reply.index });
   if (reply.status !== undefined && !(error as { status?: number }).status) Object.assign(error, { status: reply.status });
   return error;
@@ -77,9 +80,9 @@ export class MediaPool {
   }
 
   /** Decodes WAV/MP3/Ogg Opus/FLAC (bytes, or a file's path) to mono PCM, at `sampleRate` when given (else the file's rate). */
-  async decode(file: Uint8Array | string, options: { sampleRate?: number } & RunOptions = {}): Promise<MediaSuccess<'decode'>> {
-    const { signal, sampleRate } = options;
-    const request: MediaRequest = { op: 'decode', file, ...(sampleRate ? { sampleRate } : {}) };
+  async decode(file: Uint8Array | string, options: { sampleRate?: number; maxDurationMs?: number } & RunOptions = {}): Promise<MediaSuccess<'decode'>> {
+    const { signal, sampleRate, maxDurationMs = decodeDefaults.maxDurationMs } = options;
+    const request: MediaRequest = { op: 'decode', file, maxDurationMs, ...(sampleRate ? { sampleRate } : {}) };
     return expect(await this.pool.run(request, { signal }), 'decode');
   }
 
@@ -87,14 +90,15 @@ export class MediaPool {
    * Prepares an uploaded voice sample (bytes, or a file's path) in a worker: its measures at the file's rate,
    * the WAV to store (enhanced when asked) and its samples at 16 kHz; unreadable audio is AudioFormatError.
    */
-  async prepareSample(file: Uint8Array | string, options: { enhance: boolean } & RunOptions): Promise<MediaSuccess<'sample'>> {
-    const { signal, enhance } = options;
-    return expect(await this.pool.run({ op: 'prepare-sample', file, enhance }, { signal }), 'sample');
+  async prepareSample(file: Uint8Array | string, options: { enhance: boolean; maxDurationMs?: number } & RunOptions): Promise<MediaSuccess<'sample'>> {
+    const { signal, enhance, maxDurationMs = decodeDefaults.maxDurationMs } = options;
+    return expect(await this.pool.run({ op: 'prepare-sample', file, enhance, maxDurationMs }, { signal }), 'sample');
   }
 
   /** The nearest engine voice to these audio files (decoded, resampled and joined in the worker). */
-  async voiceOfFiles(files: Uint8Array[], options: RunOptions = {}): Promise<VoiceSettings> {
-    return (await this.pool.run({ op: 'voice', files }, { signal: options.signal }).then((reply) => expect(reply, 'voice'))).voice;
+  async voiceOfFiles(files: Uint8Array[], options: { maxDurationMs?: number } & RunOptions = {}): Promise<VoiceSettings> {
+    const { maxDurationMs = decodeDefaults.maxDurationMs } = options;
+    return (await this.pool.run({ op: 'voice', files, maxDurationMs }, { signal: options.signal }).then((reply) => expect(reply, 'voice'))).voice;
   }
 
   /** The nearest engine voice to 16 kHz samples (copied to the worker: the caller keeps them). */

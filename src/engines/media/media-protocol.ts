@@ -7,12 +7,12 @@ export type MediaRequest =
   | { op: 'write'; stream: number; pcm: Int16Array }
   | { op: 'end'; stream: number }
   | { op: 'close'; stream: number }
-  /** Decodes an audio file (bytes, or a path the worker reads); `sampleRate` resamples it. */
-  | { op: 'decode'; file: Uint8Array | string; sampleRate?: number }
+  /** Decodes an audio file (bytes, or a path the worker reads); `sampleRate` resamples it. Longer than `maxDurationMs`: refused before it is held. */
+  | { op: 'decode'; file: Uint8Array | string; sampleRate?: number; maxDurationMs: number }
   /** Prepares an uploaded voice sample: decodes it, measures it, optionally enhances it; the WAV to store and its 16 kHz samples. */
-  | { op: 'prepare-sample'; file: Uint8Array | string; enhance: boolean }
+  | { op: 'prepare-sample'; file: Uint8Array | string; enhance: boolean; maxDurationMs: number }
   /** Decodes each file, resamples to 16 kHz, joins them and picks the nearest engine voice. */
-  | { op: 'voice'; files: Uint8Array[] }
+  | { op: 'voice'; files: Uint8Array[]; maxDurationMs: number }
   /** The nearest engine voice to 16 kHz samples already decoded. */
   | { op: 'voice-pcm'; pcm16k: Int16Array };
 
@@ -22,5 +22,5 @@ export type MediaReply = { seq: number } & (
   | { ok: true; op: 'decode'; samples: Int16Array; sampleRate: number; sourceRate: number; durationMs: number }
   | { ok: true; op: 'voice'; voice: VoiceSettings }
   | { ok: true; op: 'sample'; measures: SampleMeasures; wav: Uint8Array; pcm16k: Int16Array }
-  | { ok: false; name: string; message: string; status?: number; index?: number }
+  | { ok: false; name: string; message: string; status?: number; index?: number; tooLong?: { durationMs: number; limitMs: number; exact: boolean } }
 );

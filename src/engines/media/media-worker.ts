@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { parentPort } from 'node:worker_threads';
 import {
-  concatSamples, createEncoder, decodeAudio, encodeWav, enhanceSample, measureSample, resample, type StreamingEncoder,
+  AudioTooLongError, concatSamples, createEncoder, decodeAudio, encodeWav, enhanceSample, measureSample, resample, type StreamingEncoder,
 } from '../../audio/index.js';
 import { analyzeVoice, nearestVoice } from '../voice/index.js';
 import type { MediaReply, MediaRequest } from './media-protocol.js';
@@ -24,9 +24,9 @@ function encoderOf(stream: number): Promise<StreamingEncoder> {
 }
 
 /** Decodes one file (its bytes, or its path); a failure names the file's position among several. */
-async function decodeFile(file: Uint8Array | string, index?: number) {
+async function decodeFile(file: Uint8Array | string, maxDurationMs: number, index?: number) {
   try {
-    return await decodeAudio(typeof file === 'string' ? await readFile(file) : file);
+    return await decodeAudio(typeof file === 'string' ? await readFile(file) : file, { maxDurationMs });
   } catch (error) {
     throw Object.assign(error as Error, { index });
   }
@@ -57,14 +57,14 @@ async function handle(request: MediaRequest): Promise<Reply> {
       return { ok: true, op: 'bytes', bytes: new Uint8Array(0) };
     }
     case 'decode': {
-      const decoded = await decodeFile(request.file);
+      const decoded = await decodeFile(request.file, request.maxDurationMs);
       const durationMs = (decoded.samples.length * 1000) / decoded.sampleRate;
       const rate = request.sampleRate ?? decoded.sampleRate;
       const samples = rate === decoded.sampleRate ? decoded.samples : await resample(decoded.samples, decoded.sampleRate, rate);
       return { ok: true, op: 'decode', samples: owned(samples), sampleRate: rate, sourceRate: decoded.sampleRate, durationMs };
     }
     case 'prepare-sample': {
-      const decoded = await decodeFile(request.file);
+      const decoded = await decodeFile(request.file, request.maxDurationMs);
       const measures = measureSample(decoded.samples, decoded.sampleRate);
       const pcm16k = decoded.sampleRate === 16_000 ? decoded.samples : await resample(decoded.samples, decoded.sampleRate, 16_000);
       const stored = request.enhance ? enhanceSample(decoded.samples, decoded.sampleRate) : decoded.samples;
@@ -73,7 +73,7 @@ async function handle(request: MediaRequest): Promise<Reply> {
     case 'voice': {
       const parts: Int16Array[] = [];
       for (const [index, bytes] of request.files.entries()) {
-        const decoded = await decodeFile(bytes, index);
+        const decoded = await decodeFile(bytes, request.maxDurationMs, index);
         parts.push(await resample(decoded.samples, decoded.sampleRate, 16_000));
       }
       return { ok: true, op: 'voice', voice: nearestVoice(analyzeVoice(concatSamples(parts), 16_000)) };
@@ -103,6 +103,7 @@ parentPort!.on('message', (request: MediaRequest & { seq: number }) => {
         ok: false,
         name,
         message,
+        ...(error instanceof AudioTooLongError ? { tooLong: { durationMs: error.durationMs, limitMs: error.limitMs, exact: error.exact } } : {}),
         ...(typeof status === 'number' ? { status } : {}),
         ...(typeof index === 'number' ? { index } : {}),
       };

@@ -8,6 +8,7 @@ import { readAsrRequest } from './request.js';
 import { segmentWords, type TranscriptSegment } from './segments.js';
 import { spanAttributes } from '../../tracing/index.js';
 import { MediaPool } from '../../engines/index.js';
+import { AudioTooLongError } from '../../audio/index.js';
 
 /** The sample rate the recogniser takes. */
 const recognizerRate = 16000;
@@ -74,7 +75,13 @@ export function registerAsrRoute(app: FastifyInstance, service: ServiceContext):
         const input = await readAsrRequest(request, limits.asrAudioBytes);
         const result = await context.with(asr.context, async () => {
           // Decoded and resampled in a media worker; the samples come back moved, not copied.
-          const decoded = await MediaPool.shared().decode(input.audio, { sampleRate: recognizerRate, signal: controller.signal });
+          // Longer audio is refused from its container's header, or by the decoder stopping at the limit, before it is held.
+          const decoded = await MediaPool.shared()
+            .decode(input.audio, { sampleRate: recognizerRate, maxDurationMs: limits.asrMaxDurationMs, signal: controller.signal })
+            .catch((error: unknown) => {
+              if (error instanceof AudioTooLongError) throw new ServiceError(400, `${error.message} and offset the timestamps`);
+              throw error;
+            });
           const { durationMs } = decoded;
           checkDuration(durationMs, limits);
           const usage = { kind: 'asr', seconds: durationMs / 1000 } as const;

@@ -1,8 +1,8 @@
 import { RoomServiceClient, SipClient } from 'livekit-server-sdk';
 import type { RoomParticipant } from './room-link.js';
-import { TransferTargetError } from '../transfer-target.js';
+import { resolveTransfer, TransferRefusedError, TransferTargetError } from '../transfer-target.js';
 
-export { TransferTargetError };
+export { TransferRefusedError, TransferTargetError };
 
 /** What ending a call does to the room: delete it (everyone leaves), remove only the caller, or just leave. */
 export type EndCallMode = 'delete-room' | 'remove-caller' | 'leave';
@@ -23,8 +23,10 @@ export interface CallControlOptions {
   endCall?: EndCallMode;
   /** Where `transfer_call` sends a SIP caller, by the tool's `to` argument, e.g. `{ "human agent": "tel:+15550100" }`. */
   transferTargets?: Record<string, string>;
-  /** Where to transfer when `to` names no target; `to` values that are already `sip:`/`tel:` URIs are used as given. */
+  /** Where to transfer when `to` names no target. */
   defaultTransferTo?: string;
+  /** Let `to` be any `sip:`/`tel:` URI the dialogue gives; off: only the configured targets (`--allow-any-transfer-target`). */
+  allowAnyTransferTarget?: boolean;
   rooms: RoomOperations;
   sip: SipOperations;
 }
@@ -56,13 +58,14 @@ export class CallControl {
     else if (mode === 'remove-caller' && caller) await this.options.rooms.removeParticipant(room, caller.identity);
   }
 
-  /** Where `transfer_call` with these arguments sends the caller. */
+  /** Where `transfer_call` with these arguments sends the caller; TransferRefusedError for an address not configured. */
   transferTarget(args: Record<string, unknown>): string {
-    const to = typeof args['to'] === 'string' ? args['to'] : '';
-    if (/^(sip|tel):/i.test(to)) return to;
-    const target = this.options.transferTargets?.[to] ?? this.options.defaultTransferTo;
-    if (!target) throw new TransferTargetError(to);
-    return target;
+    const { transferTargets = {}, defaultTransferTo, allowAnyTransferTarget = false } = this.options;
+    return resolveTransfer(args, {
+      targets: transferTargets,
+      allowAnyTarget: allowAnyTransferTarget,
+      ...(defaultTransferTo ? { defaultTarget: defaultTransferTo } : {}),
+    }).to;
   }
 
   /** Hands a SIP caller to `transferTo` (SIP REFER); the caller leaves the room when the transfer completes. */

@@ -7,5 +7,5 @@ export * from './worker/index.js';
 export type { ParticipantKindName, RoomParticipant, TextStreamOptions, TextStreamSink } from './room-link.js';
 export { isCallerCandidate, parseParticipantKinds, defaults as callerSelectionDefaults, type CallerSelection } from './caller-selection.js';
 export { RoomConventions, liveKitNames, defaults as roomConventionDefaults, type AgentState, type RoomConventionOptions, type SpokenSession } from './room-conventions.js';
-export { CallControl, TransferTargetError, defaults as callControlDefaults, type CallControlOptions, type EndCallMode, type RoomOperations, type SipOperations } from './call-control.js';
+export { CallControl, TransferRefusedError, TransferTargetError, defaults as callControlDefaults, type CallControlOptions, type EndCallMode, type RoomOperations, type SipOperations } from './call-control.js';
 export { CallJob, callJobRunner, defaults as callJobDefaults, type CallJobOptions } from './call-job.js';

@@ -1,5 +1,5 @@
-import { TransferTargetError } from '../transfer-target.js';
-export { TransferTargetError };
+import { isPhoneNumber, isSipUri, TransferTargetError } from '../transfer-target.js';
+export { isPhoneNumber, isSipUri, TransferTargetError };
 import type { CarrierName } from './carriers/index.js';
 
 /** Where a transfer goes: a phone number (E.164, e.g. +14155550100) or a SIP URI (sip:desk@pbx.example.com). */
@@ -48,13 +48,4 @@ export class CallControlError extends Error {
   ) {
     super(`${action} failed${status ? ` (${status})` : ''}: ${message}`);
   }
-}
-
-export function isSipUri(to: string): boolean {
-  return /^sips?:[^@\s]+@[^\s]+$/i.test(to);
-}
-
-/** An E.164 number, bare or as a `tel:` URI. */
-export function isPhoneNumber(to: string): boolean {
-  return /^(tel:)?\+[1-9]\d{6,14}$/i.test(to);
 }

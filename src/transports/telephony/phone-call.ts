@@ -1,20 +1,19 @@
 import type { Observable } from 'rxjs';
 import type { AgentEvent } from '../../agent/events.js';
-import { isPhoneNumber, isSipUri, TransferTargetError, type CarrierCallControl, type TransferTarget } from './call-control.js';
+import { resolveTransfer, type TransferPolicy } from '../transfer-target.js';
+import type { CarrierCallControl, TransferTarget } from './call-control.js';
 import { dtmfTones } from './dtmf-tones.js';
 import type { TelephonyTransport } from './telephony-transport.js';
 
 export interface PhoneCallOptions {
   /** The carrier's REST API; without it a hang-up only closes the stream and transfers cannot happen. */
   control?: CarrierCallControl;
-  /** Names a dialogue may transfer to (`transfer_call` with `{to: 'front desk'}`) → number or SIP URI. */
-  transferTargets: Record<string, string>;
-  /** Where a transfer goes when the dialogue names no target or one not in `transferTargets`. */
-  defaultTransferTarget?: string;
+  /** Where transfers may go (configured targets only, unless `allowAnyTarget`). */
+  transfers: TransferPolicy;
   log(line: string): void;
 }
 
-export const phoneCallDefaults = { transferTargets: {} as Record<string, string> };
+export const phoneCallDefaults = { transfers: { targets: {} } as TransferPolicy };
 
 /** The dialogue actions a phone call carries out (tool-call names a dialogue emits). */
 export const phoneActions = {
@@ -35,9 +34,10 @@ export function runPhoneCall(transport: TelephonyTransport, events$: Observable<
 
   events$.subscribe((event) => {
     if (event.type !== 'tool-call' || !event.kept) return; // a discarded (speculative) reply's actions are not carried out
+    if (event.error !== undefined) return; // the tool refused it (e.g. a transfer target not allowed), and the dialogue was told
     try {
       if (event.name === phoneActions.transfer) {
-        transfer = transferTarget(event.arguments, o);
+        transfer = transferTarget(event.arguments, o.transfers);
         o.log(`call ${callId ?? transport.streamSid}: transfer to ${transfer.to} when the agent ends the call`);
       } else if (event.name === phoneActions.sendDigits) {
         const digits = String(event.arguments['digits'] ?? '');
@@ -73,10 +73,8 @@ export function runPhoneCall(transport: TelephonyTransport, events$: Observable<
   });
 }
 
-function transferTarget(args: Record<string, unknown>, o: Pick<PhoneCallOptions, 'transferTargets' | 'defaultTransferTarget'>): TransferTarget {
-  const named = typeof args['to'] === 'string' ? args['to'].trim() : '';
-  const to = isPhoneNumber(named) || isSipUri(named) ? named : (o.transferTargets[named] ?? o.defaultTransferTarget);
-  if (!to || !(isPhoneNumber(to) || isSipUri(to))) throw new TransferTargetError(named || '(no target)');
+function transferTarget(args: Record<string, unknown>, policy: TransferPolicy): TransferTarget {
+  const { to } = resolveTransfer(args, policy);
   const announce = typeof args['announce'] === 'string' ? args['announce'] : undefined;
   return { to, ...(announce ? { announce } : {}) };
 }

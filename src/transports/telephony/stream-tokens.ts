@@ -1,7 +1,11 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export interface StreamTokenOptions {
-  /** HMAC key; a random one per process when absent (tokens then die with the process, which is fine: they live seconds). */
+  /**
+   * HMAC key; a random one per process when absent (tokens then die with the process: they live seconds). Give
+   * every instance behind one load balancer the same secret (`SHOAL_STREAM_SECRET`) so that a stream is admitted
+   * by any instance, whichever one answered the webhook: the token carries all the stream needs.
+   */
   secret: string | Buffer;
   /** How long an issued token admits a stream. */
   ttlMs: number;
@@ -39,9 +43,11 @@ export class StreamTokens {
   }
 }
 
-/** Compares secrets in constant time. */
+/** Compares secrets in constant time, over fixed-length digests so that not even their lengths show. */
 export function safeEqual(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
+  return timingSafeEqual(digest(a), digest(b));
+}
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value).digest();
 }

@@ -22,6 +22,13 @@ export function connectTwiml(stream: StreamTwiml): string {
   return response.toString();
 }
 
+/** Refuses the call before it is answered (no charge): the caller hears a busy signal, and Twilio may fail over. */
+export function rejectTwiml(reason: 'busy' | 'rejected'): string {
+  const response = new twilio.twiml.VoiceResponse();
+  response.reject({ reason });
+  return response.toString();
+}
+
 /** Replaces the call's TwiML: an optional announcement, then a `<Dial>` to the number or SIP URI. */
 export function transferTwiml(target: TransferTarget): string {
   const response = new twilio.twiml.VoiceResponse();

@@ -3,7 +3,7 @@ import twilio from 'twilio';
 import { callTraceparent, isCallMode, type CallMode } from '../../call-request.js';
 import type { AnsweredBy } from '../call-control.js';
 import type { StreamTokens } from '../stream-tokens.js';
-import { connectTwiml } from './twiml.js';
+import { connectTwiml, rejectTwiml } from './twiml.js';
 
 export interface TwilioWebhookOptions {
   /** The public base URL Twilio reaches this server at (https://…); signatures are checked against it. */
@@ -25,6 +25,8 @@ export interface TwilioWebhookOptions {
   log(line: string): void;
   /** A machine-detection result for a call (asynchronous AMD of an outbound call). */
   onAnsweredBy?(callSid: string, answeredBy: AnsweredBy): void;
+  /** True while the agent takes no more calls (full or draining): the call is rejected busy, so the carrier can fail over. */
+  busy?(): boolean;
   /** A call status callback (`CallStatus`: initiated, ringing, in-progress, completed, busy, no-answer, failed, canceled). */
   onCallStatus?(callSid: string, status: string): void;
 }
@@ -97,6 +99,10 @@ export class TwilioWebhooks {
   /** Connects the call to the agent's media stream, carrying a fresh or the request's trace and a token bound to the call. */
   private answer(request: IncomingMessage, query: URLSearchParams, params: Record<string, string>): string {
     const o = this.options;
+    if (o.busy?.()) {
+      o.log(`twilio call ${params['CallSid'] ?? '?'} from ${params['From'] ?? '?'}: rejected busy (the agent is full or draining)`);
+      return rejectTwiml('busy');
+    }
     const header = request.headers['traceparent'];
     const parameters: Record<string, string> = { traceparent: callTraceparent(Array.isArray(header) ? header[0] : header) };
     const agent = query.get('agent') ?? o.agent;
