@@ -4,7 +4,10 @@ import { formatTraceparent, newSpanId, newTraceId } from '../tracing/index.js';
 import { agentTurns, turnMs, type AgentTurn, type CallLog, type StepWindow, type TimedEvent } from './call-log.js';
 import type { Clip } from './caller-audio.js';
 import { LineConditions, type SentFrame } from './conditions.js';
-import { dialects, MediaStreamLine, type Spurt } from './media-stream-line.js';
+import { BrowserLine } from './browser-line.js';
+import type { Spurt } from './heard-audio.js';
+import type { Line } from './line.js';
+import { dialects, MediaStreamLine } from './media-stream-line.js';
 import type { Scenario } from './scenario.js';
 import type { Step } from './schema.js';
 
@@ -31,7 +34,7 @@ export type StepClips = ReadonlyMap<number, Clip>;
  */
 export class CallDriver {
   private readonly clock = new VirtualClock();
-  private readonly line: MediaStreamLine;
+  private readonly line: Line;
   private readonly session: CallSession;
   private readonly conditions: LineConditions;
   private readonly events: TimedEvent[] = [];
@@ -49,8 +52,8 @@ export class CallDriver {
     private readonly clips: StepClips,
     seed: number,
   ) {
-    if (scenario.line === 'browser') throw new Error('line: browser is not supported by the runner yet; use phone or wideband');
-    this.line = new MediaStreamLine(dialects[scenario.line], this.clock, { traceparent: this.traceparent });
+    const parameters = { traceparent: this.traceparent };
+    this.line = scenario.line === 'browser' ? new BrowserLine(this.clock, parameters) : new MediaStreamLine(dialects[scenario.line], this.clock, parameters);
     const speechRms = Math.max(0, ...[...clips.values()].map((clip) => clip.speechRms));
     this.conditions = new LineConditions(scenario.conditions, seed, speechRms || 3000);
     this.session = agent.handle(this.line.transport, { clock: this.clock });
@@ -90,14 +93,14 @@ export class CallDriver {
       events: this.events,
       turns: agentTurns(this.events),
       windows: this.windows,
-      spurts: this.line.spurts,
+      spurts: this.line.heard.spurts,
       summary,
       endedBy,
       endMs,
       traceparent: this.traceparent,
       sampleRate: this.line.sampleRate,
       callerTrack: this.track(this.callerPieces, endMs),
-      agentTrack: this.track(this.line.heard, endMs),
+      agentTrack: this.track(this.line.heard.pieces, endMs),
       sentMessages: { ...this.line.sent },
     };
   }
@@ -178,7 +181,7 @@ export class CallDriver {
   /** The first audio the caller heard of the first agent turn that started at or after `fromMs`. */
   private heardTurnSince(fromMs: number): Spurt | undefined {
     const turn = agentTurns(this.events).find((candidate) => candidate.startMs !== undefined && candidate.startMs >= fromMs);
-    return turn && this.line.spurts.find((spurt) => spurt.startMs >= turn.startMs!);
+    return turn && this.line.heard.spurts.find((spurt) => spurt.startMs >= turn.startMs!);
   }
 
   private currentTurn(): AgentTurn | undefined {
@@ -192,7 +195,7 @@ export class CallDriver {
 
   /** The agent is not speaking and the caller has heard all it sent. */
   private idle(): boolean {
-    return this.speaking === 0 && this.now >= this.line.agentQueueEndMs;
+    return this.speaking === 0 && this.now >= this.line.heard.endMs;
   }
 
   private async waitFor(done: () => boolean, maxMs: number): Promise<void> {
@@ -229,7 +232,7 @@ export class CallDriver {
 
   private async settle(): Promise<void> {
     await this.session.settled();
-    await this.line.transport.playoutSent();
+    await this.line.playoutSent();
     await this.session.settled();
   }
 

@@ -1,5 +1,5 @@
 import type { AgentEvent, SessionSummary, TurnReport } from '../agent/index.js';
-import type { Spurt } from './media-stream-line.js';
+import type { Spurt } from './heard-audio.js';
 
 /** An agent event and when it happened on the call's clock. */
 export interface TimedEvent {

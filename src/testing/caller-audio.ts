@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { decodeAudio, parseWav, resample } from '../audio/index.js';
-import type { SpeechClient } from '../client/index.js';
+import { SpeechClientError, type SpeechClient } from '../client/index.js';
 import { unsampledTraceparent } from '../tracing/index.js';
 
 /** What the caller says or plays in one step, at the line's rate. */
@@ -54,13 +54,21 @@ export class CallerVoice {
   }
 
   private async synthesise(text: string, voice: string): Promise<{ samples: Int16Array; sampleRate: number }> {
-    try {
-      // Under an unsampled trace: the caller's voice is no part of the call under test.
-      const wav = await this.client.tts({ text, format: 'wav', sample_rate: 16000, reference_id: voice }, { traceparent: unsampledTraceparent() }).collect();
-      const parsed = parseWav(wav);
-      return { samples: parsed.samples, sampleRate: parsed.sampleRate };
-    } catch (error) {
-      throw new CallerAudioError(`cannot synthesise "${text}" in voice ${voice}: ${error instanceof Error ? error.message : String(error)}`);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        // Under an unsampled trace: the caller's voice is no part of the call under test.
+        const wav = await this.client.tts({ text, format: 'wav', sample_rate: 16000, reference_id: voice }, { traceparent: unsampledTraceparent() }).collect();
+        const parsed = parseWav(wav);
+        return { samples: parsed.samples, sampleRate: parsed.sampleRate };
+      } catch (error) {
+        // The service refuses syntheses beyond its limit while calls run at once (--concurrency): wait for a place.
+        const busy = error instanceof SpeechClientError && (error.status === 429 || error.status === 503);
+        if (busy && attempt < synthesisAttempts) {
+          await new Promise((resolve) => setTimeout(resolve, 500 * attempt));
+          continue;
+        }
+        throw new CallerAudioError(`cannot synthesise "${text}" in voice ${voice}: ${error instanceof Error ? error.message : String(error)}`);
+      }
     }
   }
 }
@@ -68,6 +76,8 @@ export class CallerVoice {
 async function toRate(samples: Int16Array, from: number, to: number): Promise<Int16Array> {
   return from === to ? samples : resample(samples, from, to);
 }
+
+const synthesisAttempts = 6;
 
 /** Frames of 10 ms louder than this share of the loudest frame count as voice. */
 const voicedShare = 1 / 30;

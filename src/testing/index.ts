@@ -9,7 +9,8 @@
  */
 export { loadScenarios, parseScenarios, defineScenario, ScenarioFileError } from './load.js';
 export { scenarioDefaults, type Scenario } from './scenario.js';
-export { ScenarioRunner, runScenario, ScenarioSetupError, type ScenarioResult, type RunOptions, type RunnerOptions, type AgentChoice } from './runner.js';
+export { ScenarioRunner, runScenario, type ScenarioResult, type RunOptions, type RunnerOptions } from './runner.js';
+export { scenarioDialogue, checkScenarioSetup, ScenarioSetupError, type AgentChoice, type DefaultAgent } from './agent-choice.js';
 export { matches, isSubset, type Failure } from './checks.js';
 export { scenarioFileSchema, scenarioJsonSchema, type ScenarioFile, type ScenarioSpec, type Step, type StepExpectation, type CallExpectation, type Conditions } from './schema.js';
 export type { CallLog, AgentTurn, StepWindow, TimedEvent } from './call-log.js';

@@ -30,15 +30,18 @@ export async function judge(question: JudgeQuestion, options: JudgeOptions): Pro
     maxRetries: 1,
     defaultHeaders: apiKey ? {} : { Authorization: null },
   });
-  const completion = await client.chat.completions.create({
+  const stream = await client.chat.completions.create({
     model: options.model ?? judgeDefaults.model,
     temperature: 0,
+    stream: true,
     messages: [
       { role: 'system', content: instructions },
       { role: 'user', content: `Criterion: ${question.criterion}\n\n${question.step === undefined ? 'Transcript' : 'The agent said'}:\n${question.text || '(nothing)'}` },
     ],
   });
-  return verdictOf(completion.choices[0]?.message.content ?? '');
+  let answer = '';
+  for await (const chunk of stream) answer += chunk.choices[0]?.delta.content ?? '';
+  return verdictOf(answer);
 }
 
 /** Reads the judge's answer: the JSON verdict, or a bare PASS/FAIL as some small models answer. */

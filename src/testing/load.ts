@@ -66,7 +66,7 @@ export function parseScenarios(text: string, file: string): Scenario[] {
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const syntax = doc.errors[0];
-  if (syntax) throw new ScenarioFileError(file, syntax.linePos?.[0].line, undefined, syntax.message.split('\n')[0]!);
+  if (syntax) throw new ScenarioFileError(file, lines.linePos(syntax.pos[0]).line, undefined, syntax.message.split('\n')[0]!);
   if (!isMap(doc.contents)) throw new ScenarioFileError(file, 1, undefined, 'expected a mapping with `scenarios:` (or Pipecat Evals\' `turns:`)');
   const value = doc.toJS() as Record<string, unknown>;
   const dir = dirname(resolve(file));

@@ -1,19 +1,9 @@
 import type { WebSocket } from 'ws';
 import type { Clock } from '../pipeline/index.js';
 import { callTraceparent } from '../transports/call-session.js';
+import { HeardTrack } from './heard-audio.js';
+import type { Line } from './line.js';
 import { decodeMedia, encodeMedia, telnyxCarrier, twilioCarrier, TelephonyTransport, type Carrier, type MediaFormat } from '../transports/telephony/index.js';
-
-/** Agent audio as the caller heard it: placed on the call's timeline at the line's rate. */
-export interface HeardAudio {
-  atMs: number;
-  samples: Int16Array;
-}
-
-/** A stretch of agent audio without a gap, as the caller heard it. */
-export interface Spurt {
-  startMs: number;
-  endMs: number;
-}
 
 interface QueuedMark {
   name: string;
@@ -64,17 +54,15 @@ export const dialects = { phone: twilio, wideband: telnyx } as const;
  * its marks once played, drops its buffer on `clear`, and records what the caller heard. The agent side is the
  * real `TelephonyTransport`, reading every message through the carrier's own parser.
  */
-export class MediaStreamLine {
+export class MediaStreamLine implements Line {
   readonly transport: TelephonyTransport;
   readonly format: MediaFormat;
-  readonly heard: HeardAudio[] = [];
-  readonly spurts: Spurt[] = [];
+  readonly heard: HeardTrack;
   /** Messages the agent sent, by event (`media`, `mark`, `clear`). */
   readonly sent: Record<string, number> = {};
   /** When the agent closed the stream (it hung up), on the call's clock. */
   closedAtMs: number | undefined;
   private readonly streamSid = `MZ${'0'.repeat(24)}${Math.floor(Math.random() * 1e8).toString(16).padStart(8, '0')}`;
-  private queueEndMs = 0;
   private marks: QueuedMark[] = [];
 
   constructor(
@@ -95,6 +83,7 @@ export class MediaStreamLine {
     const start = this.parse(dialect.start(this.streamSid, parameters));
     if (start?.type !== 'start') throw new Error(`${dialect.carrier.name}: the start message did not parse`);
     this.format = start.format;
+    this.heard = new HeardTrack(start.format.sampleRate);
     this.transport = new TelephonyTransport(socket as unknown as WebSocket, {
       streamSid: start.streamId ?? this.streamSid,
       callSid: start.callId,
@@ -114,9 +103,8 @@ export class MediaStreamLine {
     return this.closedAtMs === undefined && !this.transport.isEnded;
   }
 
-  /** When the agent audio queued so far will have been heard. */
-  get agentQueueEndMs(): number {
-    return this.queueEndMs;
+  playoutSent(): Promise<void> {
+    return this.transport.playoutSent();
   }
 
   /** One frame of the caller's audio reaches the agent, coded as the line codes it. */
@@ -167,37 +155,15 @@ export class MediaStreamLine {
     this.sent[message.event] = (this.sent[message.event] ?? 0) + 1;
     const nowMs = this.clock.now();
     if (message.event === 'media' && message.media) {
-      const samples = decodeMedia(this.format, Buffer.from(message.media.payload, 'base64'));
-      const atMs = Math.max(nowMs, this.queueEndMs);
-      if (atMs > this.queueEndMs || this.spurts.length === 0) this.spurts.push({ startMs: atMs, endMs: atMs });
-      this.heard.push({ atMs, samples });
-      this.queueEndMs = atMs + (samples.length * 1000) / this.format.sampleRate;
-      this.spurts.at(-1)!.endMs = this.queueEndMs;
+      this.heard.place(decodeMedia(this.format, Buffer.from(message.media.payload, 'base64')), nowMs);
     } else if (message.event === 'mark' && message.mark) {
-      this.marks.push({ name: message.mark.name, atMs: Math.max(nowMs, this.queueEndMs) });
+      this.marks.push({ name: message.mark.name, atMs: Math.max(nowMs, this.heard.endMs) });
     } else if (message.event === 'clear') {
-      this.cutAt(nowMs);
+      this.heard.cutAt(nowMs);
       // Like Twilio, a clear sends back the marks of the audio it dropped.
       const dropped = this.marks;
       this.marks = [];
       for (const mark of dropped) this.toAgent(this.dialect.mark(this.streamSid, mark.name));
-    }
-  }
-
-  /** Drops agent audio not yet heard at `nowMs`. */
-  private cutAt(nowMs: number): void {
-    for (let index = this.heard.length - 1; index >= 0; index--) {
-      const piece = this.heard[index]!;
-      const endMs = piece.atMs + (piece.samples.length * 1000) / this.format.sampleRate;
-      if (endMs <= nowMs) break;
-      if (piece.atMs >= nowMs) this.heard.splice(index, 1);
-      else piece.samples = piece.samples.subarray(0, Math.round(((nowMs - piece.atMs) * this.format.sampleRate) / 1000));
-    }
-    this.queueEndMs = Math.min(this.queueEndMs, nowMs);
-    const last = this.spurts.at(-1);
-    if (last) {
-      last.endMs = Math.min(last.endMs, nowMs);
-      if (last.endMs <= last.startMs) this.spurts.pop();
     }
   }
 }

@@ -35,7 +35,8 @@ export function transcript(log: CallLog): TranscriptLine[] {
     else if (event.type === 'error') lines.push({ atMs, step: stepAt(atMs), who: 'call', text: `error in ${event.stage}: ${event.message}` });
   }
   lines.push({ atMs: log.endMs, step: stepAt(log.endMs), who: 'call', text: `ended by the ${log.endedBy} (${log.summary.reason})` });
-  return lines.sort((a, b) => a.atMs - b.atMs);
+  const order: TranscriptLine['who'][] = ['caller', 'heard', 'tool', 'agent', 'call'];
+  return lines.sort((a, b) => a.atMs - b.atMs || order.indexOf(a.who) - order.indexOf(b.who));
 }
 
 export function formatTranscript(lines: readonly TranscriptLine[]): string {

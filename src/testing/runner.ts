@@ -1,7 +1,6 @@
-import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
-import type { Dialogue, EmbeddedAgentStack, VoiceAgent } from '../agent/index.js';
+import type { EmbeddedAgentStack } from '../agent/index.js';
 import { createEmbeddedAgentStack } from '../agent/index.js';
+import { scenarioDialogue, ScenarioSetupError, type AgentChoice, type DefaultAgent } from './agent-choice.js';
 import { CallDriver, type StepClips } from './call-driver.js';
 import type { CallLog } from './call-log.js';
 import { CallerVoice, type Clip } from './caller-audio.js';
@@ -32,14 +31,6 @@ export interface ScenarioResult {
   log?: CallLog;
 }
 
-/** Where a scenario's agent comes from when the library is handed one instead of a name. */
-export interface AgentChoice {
-  /** A dialogue (or a factory of fresh ones, one per call) run on the runner's stack. */
-  dialogue?: Dialogue | (() => Dialogue);
-  /** A whole agent with its own engines. */
-  agent?: VoiceAgent;
-}
-
 export interface RunnerOptions {
   /** Run on this stack instead of starting one (`close()` then leaves it open). */
   stack?: EmbeddedAgentStack;
@@ -47,17 +38,14 @@ export interface RunnerOptions {
   service?: { url: string; apiKey: string };
   judge?: JudgeOptions;
   /** The agent of scenarios that name none (e.g. Pipecat Evals files): a ready-made agent's name or a script file. */
-  defaultAgent?: { agent?: string; script?: string };
+  defaultAgent?: DefaultAgent;
 }
 
 export interface RunOptions extends AgentChoice {
   /** Seed of the line's conditions; the scenario's `conditions.seed`, else 1. */
   seed?: number;
-}
-
-/** A scenario cannot be run as written (an unknown agent, a missing script or clip): exit 2, like a bad file. */
-export class ScenarioSetupError extends Error {
-  override readonly name = 'ScenarioSetupError';
+  /** Where `judge:` criteria go for this run (else the runner's; without either they are skipped). */
+  judge?: JudgeOptions;
 }
 
 /**
@@ -82,7 +70,7 @@ export class ScenarioRunner {
 
   async run(scenario: Scenario, options: RunOptions = {}): Promise<ScenarioResult> {
     const seed = options.seed ?? scenario.conditions.seed ?? 1;
-    const agent = options.agent ?? this.stack.agentFor(await this.dialogueFor(scenario, options), { mode: scenario.mode });
+    const agent = options.agent ?? this.stack.agentFor(await scenarioDialogue(scenario, options, this.options.defaultAgent), { mode: scenario.mode });
     const clips = await this.clipsFor(scenario);
     const started = performance.now();
     const log = await new CallDriver(agent, scenario, clips, seed).run();
@@ -90,13 +78,14 @@ export class ScenarioRunner {
     const outcome = checkCall(scenario, log);
     const failures = [...outcome.failures];
     const skipped: ScenarioResult['skipped'] = [];
+    const judgeOptions = options.judge ?? this.options.judge;
     for (const question of outcome.judge) {
-      if (!this.options.judge) {
+      if (!judgeOptions) {
         skipped.push({ ...(question.step !== undefined ? { step: question.step } : {}), criterion: question.criterion });
         continue;
       }
       try {
-        const verdict = await judge(question, this.options.judge);
+        const verdict = await judge(question, judgeOptions);
         if (!verdict.pass) failures.push({ ...(question.step !== undefined ? { step: question.step } : {}), message: `judge "${question.criterion}": ${verdict.reason}` });
       } catch (error) {
         failures.push({ ...(question.step !== undefined ? { step: question.step } : {}), message: `judge "${question.criterion}": the judge could not be asked: ${error instanceof Error ? error.message : String(error)}` });
@@ -123,53 +112,18 @@ export class ScenarioRunner {
     if (this.owned) await this.stack.close();
   }
 
-  private async dialogueFor(scenario: Scenario, choice: AgentChoice): Promise<Dialogue> {
-    if (choice.dialogue) return typeof choice.dialogue === 'function' ? choice.dialogue() : choice.dialogue;
-    const fallback = scenario.agent === undefined && scenario.script === undefined && scenario.llm === undefined ? this.options.defaultAgent : undefined;
-    const script = scenario.script !== undefined ? resolve(scenario.dir, scenario.script) : fallback?.script;
-    const name = scenario.agent ?? fallback?.agent;
-    try {
-      if (scenario.llm) {
-        const { ChatCompletionDialogue } = await import('../../plugins/index.js');
-        const instructions = scenario.llm.instructions ? (await readFile(resolve(scenario.dir, scenario.llm.instructions), 'utf8')).trim() : undefined;
-        const apiKey = scenario.llm.key ?? process.env.OPENAI_API_KEY;
-        return new ChatCompletionDialogue({
-          baseUrl: scenario.llm.url.replace(/\/+$/, ''),
-          model: scenario.llm.model ?? 'gpt-4o-mini',
-          greeting: 'Hello! How can I help you today?',
-          endCallTool: true,
-          expectTool: true,
-          ...(apiKey ? { apiKey } : {}),
-          ...(instructions ? { systemPrompt: instructions } : {}),
-        });
-      }
-      if (script) {
-        const { loadScriptedDialogue } = await import('../../plugins/index.js');
-        return loadScriptedDialogue(script);
-      }
-      if (name) {
-        const { createDialogue } = await import('../../agents/index.js');
-        return createDialogue(name);
-      }
-    } catch (error) {
-      throw new ScenarioSetupError(`${scenario.file ?? scenario.name}: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    throw new ScenarioSetupError(`${scenario.file ?? scenario.name}: no agent: give agent:, script: or llm: in the file (or --agent / --script)`);
-  }
-
   private async clipsFor(scenario: Scenario): Promise<StepClips> {
-    const rate = scenario.line === 'wideband' ? 16000 : scenario.line === 'browser' ? 48000 : 8000;
+    const rate = scenario.line === 'phone' ? 8000 : 16000;
     const clips = new Map<number, Clip>();
-    await Promise.all(
-      scenario.steps.map(async (step, index) => {
-        try {
-          if (step.say !== undefined) clips.set(index, await this.voice.say(step.say, scenario.caller.voice, rate));
-          else if (step.play !== undefined) clips.set(index, await this.voice.play(step.play, scenario.dir, rate));
-        } catch (error) {
-          throw new ScenarioSetupError(`${scenario.file ?? scenario.name}: step ${index + 1}: ${error instanceof Error ? error.message : String(error)}`);
-        }
-      }),
-    );
+    // One at a time: the speech service refuses more syntheses at once than its limit.
+    for (const [index, step] of scenario.steps.entries()) {
+      try {
+        if (step.say !== undefined) clips.set(index, await this.voice.say(step.say, scenario.caller.voice, rate));
+        else if (step.play !== undefined) clips.set(index, await this.voice.play(step.play, scenario.dir, rate));
+      } catch (error) {
+        throw new ScenarioSetupError(`${scenario.file ?? scenario.name}: step ${index + 1}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
     return clips;
   }
 }

@@ -94,7 +94,7 @@ const settings = {
   script: z.string().min(1).optional().describe('a scripted dialogue file (relative to the scenario file)'),
   llm: llmSchema.optional(),
   mode: z.enum(['low-latency', 'balanced']).optional(),
-  line: z.enum(['phone', 'wideband', 'browser']).optional().describe('phone: 8 kHz mu-law media stream; wideband: 16 kHz L16 media stream; browser: 48 kHz'),
+  line: z.enum(['phone', 'wideband', 'browser']).optional().describe('phone: a Twilio media stream, 8 kHz mu-law; wideband: a Telnyx media stream, 16 kHz L16; browser: Shoal\'s browser protocol, 16 kHz PCM'),
   conditions: conditionsSchema.optional(),
   caller: callerSchema.optional(),
   reply_timeout_ms: ms.optional().describe('how long the caller waits for a reply before a step fails'),

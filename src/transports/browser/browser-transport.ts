@@ -6,10 +6,13 @@ import { PacedPlayout, type PacedPlayoutOptions } from './paced-playout.js';
 import { browserProtocol, type ClientMessage, type ServerMessage } from './protocol.js';
 import { PlayoutRateConverter } from '../playout-rate.js';
 import { CallStreams } from '../call-streams.js';
+import { systemClock, type Clock } from '../../pipeline/clock.js';
 
 export interface BrowserCallInfo {
   callId: string;
   traceContext: CallTraceContext;
+  /** Times the caller's frames and paces the playout; the wall clock when absent (a virtual clock when a driver runs the call). */
+  clock?: Clock;
 }
 
 /**
@@ -22,7 +25,7 @@ export class BrowserTransport implements Transport {
   readonly traceContext: CallTraceContext;
   readonly callId: string;
 
-  private readonly streams = new CallStreams(browserProtocol.sampleRate);
+  private readonly streams: CallStreams;
   private readonly playout: PacedPlayout;
   private readonly converter: PlayoutRateConverter;
 
@@ -33,16 +36,21 @@ export class BrowserTransport implements Transport {
   ) {
     this.callId = info.callId;
     this.traceContext = info.traceContext;
+    const clock = info.clock ?? systemClock;
+    this.streams = new CallStreams(browserProtocol.sampleRate, () => clock.now());
     this.audio$ = this.streams.audio$;
     this.events$ = this.streams.events$;
-    this.playout = new PacedPlayout((chunk) => this.sendBinary(chunk), {
-      ...playoutOptions,
-      sampleRate: browserProtocol.sampleRate,
-    });
+    this.playout = new PacedPlayout(
+      (chunk) => this.sendBinary(chunk),
+      { ...playoutOptions, sampleRate: browserProtocol.sampleRate },
+      () => clock.now(),
+      clock.scheduler,
+    );
     this.converter = new PlayoutRateConverter(
       browserProtocol.sampleRate,
       (samples) => this.playout.enqueue(samples),
       (error) => this.streams.reportPlayoutError(error),
+      clock.scheduler,
     );
   }
 
@@ -81,6 +89,11 @@ export class BrowserTransport implements Transport {
 
   playedMs(): number {
     return this.playout.playedMs();
+  }
+
+  /** Resolves once the agent audio handed to `play()` so far has been converted and queued (rate conversion is asynchronous). */
+  playoutSent(): Promise<void> {
+    return this.converter.idle();
   }
 
   /** Ms of agent audio handed to `play()` that has not been played out yet. */

@@ -1,3 +1,4 @@
+import { asyncScheduler, type SchedulerAction, type SchedulerLike, type Subscription } from 'rxjs';
 /** Options of {@link PacedPlayout}. */
 export interface PacedPlayoutOptions {
   sampleRate: number;
@@ -18,7 +19,7 @@ export const pacedPlayoutDefaults: Omit<PacedPlayoutOptions, 'sampleRate'> = { l
 export class PacedPlayout {
   private readonly options: PacedPlayoutOptions;
   private queue: Int16Array[] = [];
-  private timer: NodeJS.Timeout | undefined;
+  private timer: Subscription | undefined;
   private segmentStartMs = 0;
   private segmentSentSamples = 0;
   private completedMs = 0;
@@ -28,6 +29,8 @@ export class PacedPlayout {
     private readonly send: (chunk: Int16Array) => void,
     options: Partial<PacedPlayoutOptions> & { sampleRate: number },
     private readonly now: () => number = () => performance.now(),
+    /** Runs the pacing ticks: wall time, or the call's virtual clock when a driver runs the call. */
+    private readonly scheduler: SchedulerLike = asyncScheduler,
   ) {
     this.options = { ...pacedPlayoutDefaults, ...options };
   }
@@ -41,7 +44,10 @@ export class PacedPlayout {
     }
     this.queue.push(samples);
     this.pump();
-    this.timer ??= setInterval(() => this.pump(), this.options.tickMs);
+    this.timer ??= this.scheduler.schedule(function (this: SchedulerAction<PacedPlayout>, playout) {
+      playout!.pump();
+      if (playout!.timer) this.schedule(playout, playout!.options.tickMs);
+    }, this.options.tickMs, this);
   }
 
   /** Drops all audio not yet sent and restarts the played-out count. */
@@ -95,7 +101,7 @@ export class PacedPlayout {
   }
 
   private stopTimer(): void {
-    if (this.timer) clearInterval(this.timer);
+    this.timer?.unsubscribe();
     this.timer = undefined;
   }
 }

@@ -1,0 +1,109 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+
+interface Outcome {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function shoalTest(args: string[]): Promise<Outcome> {
+  try {
+    const { stdout, stderr } = await run('node', ['bin/shoal.js', 'test', ...args], { timeout: 240_000, maxBuffer: 16 * 1024 * 1024 });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failure = error as { code: number; stdout: string; stderr: string };
+    return { code: failure.code, stdout: failure.stdout, stderr: failure.stderr };
+  }
+}
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'shoal-test-cli-'));
+});
+
+describe('shoal test', () => {
+  it('documents itself in --help', async () => {
+    const { code, stdout } = await shoalTest(['--help']);
+    expect(code).toBe(0);
+    for (const option of ['--json', '--junit <file>', '--runs <n>', '--seed <s>', '--grep <text>', '--record <dir>', '--concurrency <n>', '--service-url <url>', '--judge-url <url>'])
+      expect(stdout).toContain(option);
+    expect(stdout).toMatch(/Exit status: 0 every scenario passed, 1 one failed, 2 a file or option cannot be used/);
+  });
+
+  it('exits 2 with the file, line and key of a bad scenario file, and no stack trace', async () => {
+    const file = join(dir, 'bad.yaml');
+    await writeFile(file, 'agent: receptionist\nscenarios:\n  - name: typo\n    steps:\n      - say: hello\n        expect: { within: 300 }\n');
+    const { code, stdout, stderr } = await shoalTest([file]);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr.trim()).toBe(`shoal test: ${file}:6: scenarios[0].steps[0].expect.within: unknown key (see schemas/scenario.schema.json)`);
+  });
+
+  it('exits 2 on an agent that does not exist, before starting any engine', async () => {
+    const file = join(dir, 'nobody.yaml');
+    await writeFile(file, 'agent: nobody\nscenarios:\n  - name: x\n    steps: [{ say: hello }]\n');
+    const { code, stderr } = await shoalTest([file]);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/unknown agent "nobody"; available: receptionist, support, echo/);
+    expect(stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('runs scenario and Pipecat Evals files, exits 1 on a failure, writes JSON lines, JUnit and the failing call', async () => {
+    const suite = join(dir, 'suite.yaml');
+    await writeFile(
+      suite,
+      `agent: receptionist
+scenarios:
+  - name: gives the hours
+    steps:
+      - say: when are you open
+        expect: { says: noon }
+  - name: expects the wrong hours
+    steps:
+      - say: when are you open
+        expect: { says: midnight }
+`,
+    );
+    const pipecat = join(dir, 'pipecat.yaml');
+    await writeFile(pipecat, 'name: pipecat_greeting\nturns:\n  - expect:\n      - event: response\n        text_contains: "Harbour Kitchen"\n');
+    const junit = join(dir, 'results.xml');
+    const recordings = join(dir, 'failed');
+    const { code, stdout, stderr } = await shoalTest([suite, pipecat, '--agent', 'receptionist', '--json', '--junit', junit, '--record', recordings]);
+    expect(stderr).toMatch(/recorded .*expects-the-wrong-hours--seed-1\.wav/);
+    expect(code).toBe(1);
+    const records = stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(records.map((record) => [record['name'], record['passed']])).toEqual([
+      ['gives the hours', true],
+      ['expects the wrong hours', false],
+      ['pipecat_greeting', true],
+    ]);
+    for (const record of records) {
+      expect(Object.keys(record)).toEqual(['name', 'file', 'passed', 'failures', 'turns', 'duration_ms', 'wall_ms', 'speedup', 'seed', 'v2v_ms', 'skipped']);
+      expect(record['turns']).toBeGreaterThanOrEqual(1);
+      expect(record['duration_ms']).toBeGreaterThan(1000);
+    }
+    expect(records[1]!['file']).toBe(suite);
+    expect(records[1]!['failures']).toEqual([{ step: 1, message: `says midnight: the agent said "We're open every day from noon until eleven p m."` }]);
+
+    const xml = await readFile(junit, 'utf8');
+    expect(xml).toMatch(/^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="shoal test" tests="3" failures="1">/);
+    expect(xml.match(/<testcase /g)).toHaveLength(3);
+    expect(xml).toMatch(/<testcase classname="[^"]*suite\.yaml" name="expects the wrong hours" time="[\d.]+">\n {6}<failure message="step 1: says midnight: the agent said &quot;We&apos;re open/);
+    expect(xml.match(/<failure /g)).toHaveLength(1);
+
+    const written = await readdir(recordings);
+    expect(written).toEqual(['suite--expects-the-wrong-hours--seed-1.wav']);
+    const wav = await readFile(join(recordings, written[0]!));
+    expect(wav.readUInt16LE(22)).toBe(2);
+    expect(wav.readUInt32LE(24)).toBe(8000);
+    expect(wav.readUInt32LE(40)).toBe(wav.length - 44);
+    expect(wav.length - 44).toBeGreaterThan(8000 * 4 * 4); // stereo 16-bit: 4 bytes a frame, over 4 s
+  }, 240_000);
+});

@@ -1,0 +1,156 @@
+import { mkdtemp, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { defineScenario, loadScenarios, parseScenarios, ScenarioFileError } from '../src/testing/index.js';
+import { scenarioSchemaFile, scenarioSchemaText } from '../src/testing/schema-file.js';
+
+function errorOf(text: string, file = 'suite.yaml'): ScenarioFileError {
+  try {
+    parseScenarios(text, file);
+  } catch (error) {
+    if (error instanceof ScenarioFileError) return error;
+    throw error;
+  }
+  throw new Error('the file was accepted');
+}
+
+const good = `agent: receptionist
+mode: low-latency
+line: phone
+conditions: { noise_db: 20, loss: 0.02, jitter_ms: 30, seed: 7 }
+caller: { voice: slt }
+scenarios:
+  - name: gives the hours
+    steps:
+      - expect: { says: "/harbour/i" }
+      - say: when are you open
+        expect: { says: noon, within_ms: 1500 }
+      - dtmf: "12#"
+      - silence_ms: 3000
+  - name: on the wideband line
+    line: wideband
+    script: flows/ivr.yaml
+    conditions: { seed: 9 }
+    steps:
+      - play: clips/yes.wav
+        interrupt_after_ms: 500
+        expect: { interrupted: true, action: { type: transfer, to: front desk } }
+    expect: { turns: { min: 2 }, ends_with: transfer, one_trace: true }
+`;
+
+describe('scenario files', () => {
+  it('merge the file settings into each scenario, a scenario overriding them', () => {
+    const [first, second] = parseScenarios(good, '/suites/booking.yaml');
+    expect(first).toMatchObject({ name: 'gives the hours', file: '/suites/booking.yaml', dir: '/suites', agent: 'receptionist', mode: 'low-latency', line: 'phone' });
+    expect(first!.conditions).toEqual({ noise_db: 20, loss: 0.02, jitter_ms: 30, seed: 7 });
+    expect(first!.caller.voice).toBe('slt');
+    expect(first!.steps).toHaveLength(4);
+    expect(second).toMatchObject({ line: 'wideband', script: 'flows/ivr.yaml', conditions: { noise_db: 20, seed: 9 } });
+    expect(second!.agent).toBeUndefined();
+    expect(second!.expect).toEqual({ turns: { min: 2 }, ends_with: 'transfer', one_trace: true });
+  });
+
+  it('read JSON as well', () => {
+    const [scenario] = parseScenarios(JSON.stringify({ agent: 'echo', scenarios: [{ name: 'x', steps: [{ say: 'hi', expect: { says: 'hi' } }] }] }), 'x.json');
+    expect(scenario).toMatchObject({ name: 'x', agent: 'echo', line: 'phone', mode: 'balanced' });
+  });
+
+  it('name the line and key of an unknown key', () => {
+    const error = errorOf(good.replace('expect: { says: noon, within_ms: 1500 }', 'expect: { sayz: noon }'));
+    expect(error.file).toBe('suite.yaml');
+    expect(error.line).toBe(11);
+    expect(error.key).toBe('scenarios[0].steps[1].expect.sayz');
+    expect(error.message).toBe('suite.yaml:11: scenarios[0].steps[1].expect.sayz: unknown key (see schemas/scenario.schema.json)');
+  });
+
+  it('name the line and key of a value of the wrong kind', () => {
+    const error = errorOf(good.replace('within_ms: 1500', 'within_ms: soon'));
+    expect([error.line, error.key]).toEqual([11, 'scenarios[0].steps[1].expect.within_ms']);
+    expect(error.problem).toMatch(/number/);
+    expect(errorOf(good.replace('line: wideband', 'line: dialup'))).toMatchObject({ line: 15, key: 'scenarios[1].line' });
+    expect(errorOf(good.replace('dtmf: "12#"', 'dtmf: "12x"'))).toMatchObject({ line: 12, key: 'scenarios[0].steps[2].dtmf' });
+  });
+
+  it('refuse steps that do two things, barge-in without speech, and two agents', () => {
+    expect(errorOf(good.replace('- silence_ms: 3000', '- { silence_ms: 3000, say: hi }'))).toMatchObject({ line: 13, problem: expect.stringMatching(/one thing/) });
+    expect(errorOf(good.replace('- silence_ms: 3000', '- { silence_ms: 3000, interrupt_after_ms: 5 }'))).toMatchObject({ key: 'scenarios[0].steps[3].interrupt_after_ms' });
+    expect(errorOf(good.replace('agent: receptionist', 'agent: receptionist\nscript: ivr.yaml'))).toMatchObject({ line: 2, key: 'script' });
+    expect(errorOf(good.replace('      - silence_ms: 3000\n', '      - {}\n'))).toMatchObject({ line: 13, problem: expect.stringMatching(/needs say/) });
+  });
+
+  it('give the line of a YAML syntax error and of a missing key', () => {
+    expect(errorOf('scenarios:\n  - name: a\n    steps: [\n')).toMatchObject({ file: 'suite.yaml', line: 4 });
+    expect(errorOf('agent: echo\nscenarios:\n  - steps:\n      - say: hi\n')).toMatchObject({ line: 3, key: 'scenarios[0].name' });
+    expect(errorOf('agent: echo\n')).toMatchObject({ key: 'scenarios' });
+    expect(errorOf('- just\n- a list\n')).toMatchObject({ line: 1 });
+  });
+
+  it('load the scenario files of a directory, skipping other YAML (scripts)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'shoal-scenarios-'));
+    await mkdir(join(dir, 'nested'));
+    await writeFile(join(dir, 'a.yaml'), good);
+    await writeFile(join(dir, 'nested', 'b.json'), JSON.stringify({ agent: 'echo', scenarios: [{ name: 'b', steps: [{ say: 'hi' }] }] }));
+    await writeFile(join(dir, 'script.yaml'), 'name: ivr\nstart: a\nstates: {}\n');
+    await writeFile(join(dir, 'notes.txt'), 'scenarios: nope');
+    const scenarios = await loadScenarios(dir);
+    expect(scenarios.map((scenario) => scenario.name)).toEqual(['gives the hours', 'on the wideband line', 'b']);
+    await expect(loadScenarios(join(dir, 'missing.yaml'))).rejects.toMatchObject({ name: 'ScenarioFileError', problem: 'no such file or directory' });
+  });
+
+  it('are described by the committed JSON Schema (regenerate: npx tsx scripts/write-scenario-schema.ts)', async () => {
+    expect(await readFile(scenarioSchemaFile, 'utf8')).toBe(scenarioSchemaText());
+    const schema = JSON.parse(scenarioSchemaText()) as { properties: Record<string, unknown>; required: string[] };
+    expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining(['agent', 'script', 'llm', 'mode', 'line', 'conditions', 'caller', 'scenarios']));
+    expect(schema.required).toEqual(['scenarios']);
+  });
+
+  it('can be written in code', () => {
+    const scenario = defineScenario({ name: 'in code', agent: 'echo', steps: [{ say: 'hello', expect: { says: 'hello' } }] });
+    expect(scenario).toMatchObject({ name: 'in code', agent: 'echo', line: 'phone' });
+    expect(() => defineScenario({ name: 'bad', steps: [{ say: 'hi', expect: { within_ms: -1 } }] })).toThrow(/steps\[0\]\.expect\.within_ms/);
+  });
+});
+
+describe('Pipecat Evals scripted files', () => {
+  const pipecat = `name: booking_flow
+turns:
+  - expect:
+      - event: response
+        text_contains: "Harbour"
+  - user: "I would like to book a table"
+    expect:
+      - event: user_transcription
+        text_contains: "table"
+      - event: response
+        text_contains: "how many"
+        within_ms: 2000
+      - event: response
+        text_contains: "goodbye"
+        absent: true
+      - event: function_call
+        name: transfer_call
+        absent: true
+  - dtmf: "42#"
+    expect:
+      - event: function_call
+        function_name: lookup
+        args: { code: "42" }
+      - event: response
+        eval: "the agent confirms the code"
+`;
+
+  it('become a scenario whose steps say, press and check what the turns expected', () => {
+    const [scenario] = parseScenarios(pipecat, '/evals/booking.yaml');
+    expect(scenario).toMatchObject({ name: 'booking_flow', file: '/evals/booking.yaml', line: 'phone' });
+    expect(scenario!.steps).toEqual([
+      { expect: { says: 'Harbour' } },
+      { say: 'I would like to book a table', expect: { heard: 'table', says: 'how many', within_ms: 2000, not_says: 'goodbye', not_tool: 'transfer_call' } },
+      { dtmf: '42#', expect: { tool: { name: 'lookup', args: { code: '42' } }, judge: 'the agent confirms the code' } },
+    ]);
+  });
+
+  it('name the line of what Shoal cannot read in them', () => {
+    expect(errorOf(pipecat.replace('event: user_transcription', 'event: bot_blinked'), 'evals.yaml')).toMatchObject({ line: 8, key: 'turns[1].expect[0].event' });
+  });
+});
