@@ -4,6 +4,7 @@ import { defineScenario, ScenarioRunner, type Scenario, type ScenarioResult } fr
 import { checkCall } from '../src/testing/checks.js';
 import type { ScenarioSpec, StepExpectation, CallExpectation } from '../src/testing/schema.js';
 import { callsTools, FakeOpenAiServer, says } from './fake-openai-server.js';
+import { EchoDialogue } from '../plugins/index.js';
 
 // One stack for the file; the calls are short and the checks are replayed against their logs.
 let runner: ScenarioRunner;
@@ -163,6 +164,15 @@ describe('barge-in, conditions and determinism', () => {
     expect(late.log!.sampleRate).toBe(16000);
     expect(late.log!.sentMessages['audio']).toBeGreaterThan(100);
     expect(late.log!.sentMessages['media']).toBeUndefined();
+  }, 120_000);
+});
+
+describe('an agent handed over in code', () => {
+  it('runs a Dialogue object instead of a named agent', async () => {
+    const scenario = defineScenario({ name: 'echoes', steps: [{ say: 'good morning', expect: { says: 'you said' } }] });
+    const result = await runner.run(scenario, { dialogue: () => new EchoDialogue({ greeting: 'Echo here.' }) });
+    expect(result.failures).toEqual([]);
+    expect(result.log!.turns[0]!.report!.agentText).toBe('Echo here.');
   }, 120_000);
 });
 

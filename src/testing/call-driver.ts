@@ -230,10 +230,10 @@ export class CallDriver {
     await this.settle();
   }
 
+  /** No engine work in flight and the agent's audio sent on the line: the call may move on. */
   private async settle(): Promise<void> {
     await this.session.settled();
     await this.line.playoutSent();
-    await this.session.settled();
   }
 
   private track(pieces: ReadonlyArray<{ atMs: number; samples: Int16Array }>, endMs: number): Int16Array {
