@@ -30,10 +30,10 @@
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { createEmbeddedAgentStack, percentile, type AgentEvent, type Expectation } from '../src/agent/index.js';
-import { countDigits } from '../src/agent/listening.js';
+import { countDigits } from '../src/agent/expected-answers.js';
 import { PocketSphinxEngine } from '../src/engines/pocketsphinx/index.js';
 import type { Hypothesis } from '../src/engines/types.js';
-import { decodeCall, runFileCall } from '../src/transports/file/run-call.js';
+import { decodeCall, runFileCall } from '../src/transports/file/file-call.js';
 import { loadScriptedDialogue } from '../plugins/index.js';
 import { cardExpectations, readPcmWav, streamToRecognizer, throughTelephoneChannel, withLineNoise, wordErrors } from '../test/engines-fixtures.js';
 import { defaults as sttDefaults } from '../src/agent/stt/streaming-engine-stt.js';

@@ -3,7 +3,7 @@ import { lastValueFrom, toArray } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDialogue } from '../agents/index.js';
 import { createEmbeddedAgentStack, type AgentMode, type EmbeddedAgentStack, type TurnReport } from '../src/agent/index.js';
-import { decodeCall, runFileCall } from '../src/transports/file/run-call.js';
+import { decodeCall, runFileCall } from '../src/transports/file/file-call.js';
 
 interface CallFixture {
   file: string;

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createEmbeddedAgentStack, type AgentEvent, type Expectation } from '../src/agent/index.js';
 import { PocketSphinxEngine } from '../src/engines/pocketsphinx/index.js';
-import { decodeCall, runFileCall } from '../src/transports/file/run-call.js';
+import { decodeCall, runFileCall } from '../src/transports/file/file-call.js';
 import { loadScriptedDialogue } from '../plugins/index.js';
 import { cardExpectations, readPcmWav, streamToRecognizer, throughTelephoneChannel, withLineNoise, wordErrors } from './engines-fixtures.js';
 

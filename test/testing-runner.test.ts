@@ -121,6 +121,13 @@ describe('a scenario on the phone line', () => {
     const p95 = Math.max(...call.v2v.map((entry) => entry.ms));
     expect(failuresWith('call', { max_v2v_p95_ms: Math.ceil(p95) })).toEqual([]);
     expect(failuresWith('call', { max_v2v_p95_ms: 50 })).toEqual([`call: max_v2v_p95_ms 50: p95 was ${Math.round(p95)} ms`]);
+    const carried = call.log!.traceparent.split('-')[1]!;
+    expect(Object.keys(call.log!.traces!)).toEqual([carried]);
+    expect(call.log!.traces![carried]).toBeGreaterThan(8);
+    const stray = { ...call.log!, traces: { ...call.log!.traces, '4bf92f3577b34da6a3ce929d0e0e4736': 2 } };
+    expect(checkCall({ ...scenario, expect: { one_trace: true } }, stray).failures).toEqual([
+      { message: "one_trace: 2 of the agent's spans began other traces (4bf92f3577b34da6a3ce929d0e0e4736)" },
+    ]);
     const otherTrace = { ...call.log!, traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' };
     expect(checkCall({ ...scenario, expect: { one_trace: true } }, otherTrace).failures).toEqual([
       { message: `one_trace: the call ran under trace ${call.log!.summary.traceId}, not the carrier's 0af7651916cd43dd8448eb211c80319c` },

@@ -1,4 +1,4 @@
-import type { Expectation } from './expectations.js';
+import type { Expectation } from '../speech/index.js';
 
 /** Timings of one turn, all in ms; a figure is absent when its stage did not run (e.g. a greeting has no ASR). */
 export interface TurnMetrics {

@@ -9,7 +9,7 @@ import {
   type DispatchCredentials,
   type WorkerEvent,
 } from '../transports/livekit/index.js';
-import type { LiveKitCommandOptions } from './commands/livekit.js';
+import type { LiveKitCommandOptions } from './options.js';
 import { dialogueSource, speechService } from './run-agent.js';
 
 /** LiveKit URL, key or secret is missing from both the flags and the environment. */

@@ -15,7 +15,8 @@ import { installMsgpackParser } from './http/content-type.js';
 import { registerTtsRoutes } from './tts/routes.js';
 import { registerAsrRoute } from './asr/route.js';
 import { registerVoiceDesignRoute } from './voice-design/route.js';
-import { LiveEndpoint, defaults as liveDefaults, type LiveOptions } from './live/endpoint.js';
+import { LiveEndpoint } from './live/endpoint.js';
+import { defaults as liveDefaults, type LiveOptions } from './live/options.js';
 import type { Logger } from '../logging/index.js';
 
 export interface SpeechServiceOptions {

@@ -3,7 +3,7 @@ import { bytesToInt16, int16ToBytes } from '../audio/index.js';
 import type { Clock } from '../pipeline/index.js';
 import { BrowserTransport } from '../transports/browser/browser-transport.js';
 import { browserProtocol, clientMessageSchema } from '../transports/browser/protocol.js';
-import { callTraceparent } from '../transports/call-session.js';
+import { callTraceparent } from '../transports/call-request.js';
 import { HeardTrack } from './heard-audio.js';
 import type { Line } from './line.js';
 

@@ -46,6 +46,8 @@ export interface CallLog {
   endMs: number;
   /** The traceparent the carrier's start message carried. */
   traceparent: string;
+  /** The agent's spans by trace id, when the runner made the agent (absent for an agent handed over). */
+  traces?: Record<string, number>;
   sampleRate: number;
   /** What the caller sent (left) and heard (right) at the line's rate. */
   callerTrack: Int16Array;

@@ -183,7 +183,9 @@ function checkWhole(expect: CallExpectation, log: CallLog, outcome: CheckOutcome
   }
   if (expect.one_trace) {
     const carried = parseTraceparent(log.traceparent)?.traceId;
+    const strays = Object.entries(log.traces ?? {}).filter(([traceId]) => traceId !== carried);
     if (carried !== log.summary.traceId) fail(`one_trace: the call ran under trace ${log.summary.traceId}, not the carrier's ${carried}`);
+    else if (strays.length > 0) fail(`one_trace: ${strays.reduce((sum, [, spans]) => sum + spans, 0)} of the agent's spans began other traces (${strays.map(([traceId]) => traceId).join(', ')})`);
   }
   if (expect.judge !== undefined) outcome.judge.push({ criterion: expect.judge, text: transcriptText(log) });
 }

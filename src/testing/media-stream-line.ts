@@ -1,6 +1,6 @@
 import type { WebSocket } from 'ws';
 import type { Clock } from '../pipeline/index.js';
-import { callTraceparent } from '../transports/call-session.js';
+import { callTraceparent } from '../transports/call-request.js';
 import { HeardTrack } from './heard-audio.js';
 import type { Line } from './line.js';
 import { decodeMedia, encodeMedia, telnyxCarrier, twilioCarrier, TelephonyTransport, type Carrier, type MediaFormat } from '../transports/telephony/index.js';

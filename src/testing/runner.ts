@@ -6,6 +6,7 @@ import type { CallLog } from './call-log.js';
 import { CallerVoice, type Clip } from './caller-audio.js';
 import { checkCall, type Failure } from './checks.js';
 import { judge, type JudgeOptions } from './judge.js';
+import { TraceWitness } from './trace-witness.js';
 import type { Scenario } from './scenario.js';
 
 /** What one scenario's call came to. `--json` prints these fields (snake_case) one object per line. */
@@ -70,10 +71,12 @@ export class ScenarioRunner {
 
   async run(scenario: Scenario, options: RunOptions = {}): Promise<ScenarioResult> {
     const seed = options.seed ?? scenario.conditions.seed ?? 1;
-    const agent = options.agent ?? this.stack.agentFor(await scenarioDialogue(scenario, options, this.options.defaultAgent), { mode: scenario.mode });
+    const witness = options.agent ? undefined : new TraceWitness();
+    const agent = options.agent ?? this.stack.agentFor(await scenarioDialogue(scenario, options, this.options.defaultAgent), { mode: scenario.mode, tracer: witness });
     const clips = await this.clipsFor(scenario);
     const started = performance.now();
     const log = await new CallDriver(agent, scenario, clips, seed).run();
+    if (witness) log.traces = Object.fromEntries(witness.traces);
     const wallMs = performance.now() - started;
     const outcome = checkCall(scenario, log);
     const failures = [...outcome.failures];

@@ -61,7 +61,7 @@ export const callExpectationSchema = z
       .describe("the agent's turns in the call, the greeting included: a number or {min, max}"),
     ends_with: z.enum(['end_call', 'transfer', 'caller_hangup']).optional().describe('how the call ends'),
     max_v2v_p95_ms: ms.optional().describe("95th percentile of the call's voice-to-voice times"),
-    one_trace: z.literal(true).optional().describe("the call ran under the traceparent its carrier's start message carried"),
+    one_trace: z.literal(true).optional().describe("the call ran under the traceparent its carrier's start message carried, and every span the agent started (turns, recognition, dialogue, synthesis) joined that trace"),
     judge: z.string().min(1).optional().describe('a criterion in plain words on the whole transcript, checked by an LLM with --judge-url'),
   })
   .describe('checks on the whole call');

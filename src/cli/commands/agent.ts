@@ -1,33 +1,8 @@
 import { Command, Option } from 'commander';
-import type { LogLevel } from '../../logging/index.js';
 import { defaults as admissionDefaults } from '../../agent/admission.js';
-import { addLlmOptions, type LlmCommandOptions } from '../llm-options.js';
+import { addLlmOptions } from '../llm-options.js';
+import type { AgentCommandOptions } from '../options.js';
 import { logLevelOption, parsePort, parsePositiveInteger } from '../parse.js';
-
-export interface AgentCommandOptions extends LlmCommandOptions {
-  agent: string;
-  host: string;
-  port: number;
-  mode: 'low-latency' | 'balanced';
-  script?: string;
-  serviceUrl?: string;
-  apiKey?: string;
-  logLevel?: LogLevel;
-  /** Other web origins whose pages may open calls; the page's own always may. */
-  allowOrigin?: string[];
-  /** Browser calls must carry this token (default $SHOAL_AGENT_TOKEN). */
-  accessToken?: string;
-  /** Calls taken at once; default: derived from the cores (admissionDefaults.maxCalls). */
-  maxCalls?: number;
-  /** On SIGTERM, the longest wait for calls in progress to end before they are cut. */
-  drainTimeoutMs?: number;
-  /** Public https URL carriers reach this server at (env SHOAL_PUBLIC_URL): turns on Twilio's answer webhook and stream tokens. */
-  publicUrl?: string;
-  /** NAME=NUMBER pairs a dialogue's `transfer_call {to: NAME}` goes to. */
-  transfer?: string[];
-  /** Where `transfer_call` goes without a known name. */
-  transferTo?: string;
-}
 
 /** The phone options `shoal agent` and `shoal call` share. */
 export function addPhoneOptions(command: Command): Command {

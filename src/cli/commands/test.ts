@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
-import type { TestCommandOptions } from '../test-run.js';
+import type { TestCommandOptions } from '../options.js';
 import { parsePositiveInteger } from '../parse.js';
 
 function parseSeed(value: string): number {
@@ -54,7 +54,7 @@ Examples:
   shoal test pipecat-evals/capital.yaml --agent support`,
     )
     .action(async (paths: string[], options: TestCommandOptions) => {
-      const { runTests } = await import('../test-run.js');
+      const { runTests } = await import('../run-test.js');
       process.exitCode = await runTests(paths, options);
     });
 }

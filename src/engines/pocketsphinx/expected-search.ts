@@ -1,7 +1,7 @@
-import { isOpenVocabulary, type Expectation } from '../../agent/expectations.js';
+import { isOpenVocabulary, type Expectation } from '../../speech/index.js';
 import { concatSamples } from '../../audio/index.js';
 import type { CepstralMeanState } from './cepstral-mean.js';
-import type { PocketSphinxLibrary } from './decoder-binding.js';
+import type { PocketSphinxLibrary } from './sphinx-library.js';
 import { decodedResult, type Decoded } from './decoded.js';
 import { compileGrammar, withDecoys } from './grammar.js';
 import { grammarAccepts } from './grammar-match.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { forEachDensity, readGaussianFile, writeGaussianFile, type GaussianFile } from './gaussian-file.js';
 import { modelPhones } from './model-phones.js';
-import type { GaussianFiles } from './decoder-binding.js';
+import type { GaussianFiles } from './sphinx-library.js';
 import type { StreamTransform } from './telephone-transform.js';
 
 /**

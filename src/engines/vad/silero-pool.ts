@@ -1,4 +1,4 @@
-import { machineWorkers, WorkerPool } from '../workers/index.js';
+import { machineWorkers, EnginePool } from '../pool/index.js';
 import { startModuleWorker } from '../module-worker.js';
 import { EngineUnavailableError } from '../types.js';
 import { sileroModelPath, type SileroStep } from './silero-session.js';
@@ -20,10 +20,10 @@ export interface SileroChannel {
  */
 export class SileroPool {
   private static instance: SileroPool | undefined;
-  private readonly pool: WorkerPool<Body, SileroReply>;
+  private readonly pool: EnginePool<Body, SileroReply>;
 
   constructor(modelPath = sileroModelPath(), size = machineWorkers(process.env, 2)) {
-    this.pool = new WorkerPool(() => startModuleWorker(import.meta.url, 'silero-worker', { modelPath }), { name: 'silero-vad', size });
+    this.pool = new EnginePool(() => startModuleWorker(import.meta.url, 'silero-worker', { modelPath }), { name: 'silero-vad', size });
   }
 
   static shared(): SileroPool {

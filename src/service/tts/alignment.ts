@@ -1,4 +1,4 @@
-import type { WordTiming } from '../../engines/index.js';
+import type { WordTiming } from '../../speech/index.js';
 
 /** The alignment of one chunk on the wire (PROTOCOL.md): word segments in seconds from the chunk's start. */
 export interface ChunkAlignment {

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { StartCall } from '../call-session.js';
+import type { StartCall } from '../call-request.js';
 import { handleProbe, type Readiness } from '../../metrics/index.js';
 import { CarrierEndpoints, type StreamTokens, type TelephonyEndpoint, type TelephonyTransport } from '../telephony/index.js';
 import { answerClientError, answerRawSocket, applyConnectionLimits, connectionDefaults, httpServerOptions, type ConnectionLimits } from '../../service/index.js';

@@ -14,7 +14,7 @@ import type { ModelProfile } from '../tts/models.js';
 import { prepareTts, type TtsPlan } from '../tts/prepare.js';
 import { synthesizeChunks, workingSampleRate, type SynthesizedChunk } from '../tts/synthesis.js';
 import { planChunks } from '../tts/text-plan.js';
-import type { LiveOptions } from './endpoint.js';
+import type { LiveOptions } from './options.js';
 import { completeText, drainPaddingMs } from './segmenting.js';
 import { spanAttributes } from '../../tracing/index.js';
 import { countTimeout } from '../../metrics/index.js';

@@ -2,24 +2,7 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
 import { checkScenarioSetup, loadScenarios, ScenarioFileError, ScenarioRunner, ScenarioSetupError, type Scenario, type ScenarioResult } from '../testing/index.js';
 import { failureReport, junitXml, resultLine, resultRecord, stereoWav } from '../testing/report.js';
-
-/** The options of `shoal test`, as parsed by src/cli/commands/test.ts. */
-export interface TestCommandOptions {
-  json?: boolean;
-  junit?: string;
-  runs: number;
-  seed?: number;
-  grep?: string;
-  record?: string;
-  concurrency: number;
-  agent?: string;
-  script?: string;
-  serviceUrl?: string;
-  apiKey?: string;
-  judgeUrl?: string;
-  judgeModel?: string;
-  judgeKey?: string;
-}
+import type { TestCommandOptions } from './options.js';
 
 export const exitCodes = { passed: 0, failed: 1, unusable: 2 } as const;
 
