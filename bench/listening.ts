@@ -25,7 +25,7 @@
  * `second_set` (test/fixtures/human-cmu, never fitted on).
  * Run: flock /work/bench.lock npx tsx bench/listening.ts [--quick] [--only=wer_8k,ivr_calls] [--band-blind]
  *   (--quick: 16 kHz only, no calls; --only: just the named sections; --band-blind: hear audio not said to be
- *   telephone audio with the wide-band model whatever its spectrum, as before session 11)
+ *   telephone audio with the wide-band model whatever its spectrum, to measure what the band detection buys)
  */
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';

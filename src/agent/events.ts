@@ -32,7 +32,7 @@ export interface TurnReport {
   readonly agent_text: string;
 }
 
-/** A turn as `shoal talk --json` prints it (the wire keys of DESIGN.md): `{turn, user_text, agent_text, interrupted, metrics}`. */
+/** A turn as `shoal talk --json` prints it (snake_case wire keys): `{turn, user_text, agent_text, interrupted, metrics}`. */
 export interface TurnRecord {
   turn: number;
   user_text: string;

@@ -1,10 +1,13 @@
-import { Encoder } from '@evan/opus';
+import OpusScript from 'opusscript';
 import { OggOpusWriter } from './ogg-opus-writer.js';
 
 export const OPUS_SAMPLE_RATE = 48000;
 /** Encoder value for "let libopus choose the bitrate". */
 export const OPUS_AUTO_BITRATE = -1000;
 
+const OPUS_SET_COMPLEXITY = 4010;
+const OPUS_SET_SIGNAL = 4024;
+const OPUS_SIGNAL_VOICE = 3001;
 const OPUS_GET_LOOKAHEAD = 4027;
 
 export interface OpusEncoderOptions {
@@ -18,6 +21,8 @@ export interface OpusEncoderOptions {
   maxPacketsPerPage: number;
 }
 
+const release = new FinalizationRegistry<OpusScript>((encoder) => encoder.delete());
+
 export const defaults: OpusEncoderOptions = {
   bitrate: OPUS_AUTO_BITRATE,
   frameMs: 20,
@@ -30,7 +35,7 @@ export const defaults: OpusEncoderOptions = {
  * (the two header pages come with the first call), `end` pads the last frame and returns the end-of-stream page.
  */
 export class OggOpusStreamEncoder {
-  private readonly encoder: Encoder;
+  private readonly encoder: OpusScript;
   private readonly writer: OggOpusWriter;
   private readonly frameSamples: number;
   private readonly pending: Int16Array;
@@ -43,13 +48,17 @@ export class OggOpusStreamEncoder {
     const settings = { ...defaults, ...options };
     this.frameSamples = (OPUS_SAMPLE_RATE * settings.frameMs) / 1000;
     this.pending = new Int16Array(this.frameSamples);
-    // libopus through @evan/opus: its native build for the platform (WebAssembly elsewhere); the encoder is
-    // freed when it is garbage-collected.
-    this.encoder = new Encoder({ channels: 1, sample_rate: OPUS_SAMPLE_RATE, application: 'audio' });
-    this.encoder.bitrate = settings.bitrate === OPUS_AUTO_BITRATE ? 'auto' : settings.bitrate;
-    this.encoder.complexity = settings.complexity as Encoder['complexity'];
-    this.encoder.signal = 'voice';
-    this.preSkip = this.lookahead();
+    this.encoder = new OpusScript(OPUS_SAMPLE_RATE, 1, OpusScript.Application.AUDIO);
+    try {
+      this.encoder.setBitrate(settings.bitrate);
+      this.encoder.encoderCTL(OPUS_SET_COMPLEXITY, settings.complexity);
+      this.encoder.encoderCTL(OPUS_SET_SIGNAL, OPUS_SIGNAL_VOICE);
+      this.preSkip = this.lookahead();
+    } catch (error) {
+      this.encoder.delete();
+      throw error;
+    }
+    release.register(this, this.encoder, this);
     this.writer = new OggOpusWriter({
       preSkip: this.preSkip,
       inputSampleRate: OPUS_SAMPLE_RATE,
@@ -91,18 +100,26 @@ export class OggOpusStreamEncoder {
     return pages;
   }
 
-  /** Ends the stream without finishing it (the encoder is freed with this object). */
+  /** Frees the encoder without finishing the stream. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    release.unregister(this);
+    this.encoder.delete();
   }
 
   private encodeFrame(frame: Int16Array): Uint8Array {
-    return this.encoder.encode(frame);
+    // opusscript wants the little-endian bytes of the samples (one byte per element of its input buffer).
+    const packet = this.encoder.encode(Buffer.from(frame.buffer, frame.byteOffset, frame.byteLength), this.frameSamples);
+    return new Uint8Array(packet);
   }
 
   private lookahead(): number {
-    const value = this.encoder.ctl(OPUS_GET_LOOKAHEAD);
+    const native = this.encoder as unknown as { inPCMPointer: number; inPCM: Uint16Array };
+    const cell = new Int32Array(native.inPCM.buffer, native.inPCMPointer, 1);
+    cell[0] = -1;
+    this.encoder.encoderCTL(OPUS_GET_LOOKAHEAD, native.inPCMPointer);
+    const value = new Int32Array(native.inPCM.buffer, native.inPCMPointer, 1)[0]!;
     if (value < 0 || value > this.frameSamples * 3) throw new Error(`libopus reported an implausible lookahead ${value}`);
     return value;
   }

@@ -46,10 +46,8 @@ export async function runTalk(options: TalkCommandOptions): Promise<void> {
   }
   const caller = await decodeCall(bytes);
   const dialogue = await loadDialogue(options);
-  // Heard as `shoal agent` hears a caller of that line, by the streaming recognizer, 8 kHz calls too (told the
-  // line's rate). Recognition on the service per VAD segment, which talk used for 8 kHz before the recognizer
-  // learned the telephone band, heard the human IVR call's "stop" as "stop him" and never routed it, at
-  // voice-to-voice 0.9-3.4 s against 0.5-1.5 s (docs/listening.md, session 9).
+  // Heard as `shoal agent` hears a caller of that line: by the streaming recognizer, told the line's rate
+  // (8 kHz calls too).
   const stack = await createEmbeddedAgentStack({ mode: options.mode });
   try {
     const agent = stack.agentFor(dialogue, { logger: createLogger({ level: options.logLevel ?? 'warn' }) });

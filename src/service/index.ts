@@ -1,4 +1,4 @@
-/** The self-hosted speech service (SERVICE.md + PROTOCOL.md) on local engines. */
+/** The self-hosted speech service (docs/service-api.md, docs/realtime-protocol.md) on local engines. */
 export { createSpeechService, defaults as speechServiceDefaults } from './server.js';
 export type { SpeechService, SpeechServiceOptions } from './server.js';
 export { startEmbeddedService } from './embedded.js';

@@ -64,7 +64,7 @@ export interface SpeechService {
   close(): Promise<void>;
 }
 
-/** Builds the speech service of SERVICE.md: TTS, SSE with timestamps, live WebSocket, ASR and voice design. */
+/** Builds the speech service of docs/service-api.md: TTS, SSE with timestamps, live WebSocket, ASR and voice design. */
 export async function createSpeechService(options: Partial<SpeechServiceOptions> = {}): Promise<SpeechService> {
   const settings = { ...defaults, ...options };
   const accounts = settings.accounts ?? singleKey(settings.apiKey);

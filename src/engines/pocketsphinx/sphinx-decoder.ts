@@ -139,8 +139,8 @@ export class SphinxDecoder {
    */
   decodeLive(pcm: Int16Array): Hypothesis {
     this.reset();
-    // In a call's 20 ms frames: written in one piece, an 11 s recording of the held-out set ended the process
-    // in sphinxbase's live CMN (SIGSEGV in cmn_live, session 15).
+    // In a call's 20 ms frames: written in one piece, a long recording (11 s) crashes sphinxbase's live CMN
+    // (SIGSEGV in cmn_live).
     for (let at = 0; at < pcm.length; at += liveFrameSamples) this.write(pcm.subarray(at, at + liveFrameSamples));
     return this.finish();
   }

@@ -36,7 +36,7 @@ type Frame = Record<string, unknown> & { event: string };
 const closeCodes = { normal: 1000, goingAway: 1001, policy: 1008, internal: 1011 } as const;
 
 /**
- * One realtime TTS connection (PROTOCOL.md): `start` → `text`* / `flush`* → `stop`, answered with `audio`
+ * One realtime TTS connection (docs/realtime-protocol.md): `start` → `text`* / `flush`* → `stop`, answered with `audio`
  * events per synthesised chunk and a `finish`. Frames are handled strictly in order; synthesis runs on a
  * queue so text keeps arriving while audio is produced. Any failure ends in `error` + `finish{reason:"error"}`.
  */
