@@ -74,7 +74,7 @@ export const brokenAgents: BrokenAgent[] = [
   {
     name: 'barge-in switched off (the agent talks over the caller)',
     suite: 'test/scenarios/parcel-line.yaml',
-    scenario: 'stops the menu by talking over it',
+    scenario: 'keys the code, then stops the menu by talking over it',
     caught: /interrupted: the agent finished its turn/,
     setUp: async (scenario, stack) => ({
       scenario,
