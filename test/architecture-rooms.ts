@@ -22,7 +22,7 @@ export const rooms = {
   plugins: ['speech', 'optional', 'agent'], // dialogues: OpenAI-compatible LLMs, scripted, echo
   transports: ['audio', 'tracing', 'optional', 'metrics', 'pipeline', 'service', 'agent'], // browser, telephony, LiveKit, file
   agents: ['agent', 'plugins'], // the ready-made agents (`--agent NAME`)
-  testing: ['audio', 'tracing', 'client', 'pipeline', 'agent', 'plugins', 'transports', 'agents'], // scenario tests (`shoal test`, shoal/testing)
+  testing: ['audio', 'tracing', 'optional', 'client', 'pipeline', 'agent', 'plugins', 'transports', 'agents'], // scenario tests (`shoal test`, shoal/testing)
   cli: ['speech', 'audio', 'tracing', 'logging', 'optional', 'engines', 'client', 'metrics', 'pipeline', 'service', 'agent', 'plugins', 'transports', 'agents', 'testing'], // `shoal …`
   entry: ['speech', 'audio', 'tracing', 'engines', 'client', 'pipeline', 'service', 'agent', 'transports'], // src/index.ts, the package's root
 } as const satisfies Record<string, readonly string[]>;

@@ -1,7 +1,19 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
-import { checkScenarioSetup, loadScenarios, ScenarioFileError, ScenarioRunner, ScenarioSetupError, type Scenario, type ScenarioResult } from '../testing/index.js';
-import { failureReport, junitXml, resultLine, resultRecord, stereoWav } from '../testing/report.js';
+import {
+  checkScenarioSetup,
+  failureReport,
+  junitXml,
+  loadScenarios,
+  resultLine,
+  resultRecord,
+  ScenarioFileError,
+  ScenarioRunner,
+  ScenarioSetupError,
+  stereoWav,
+  type Scenario,
+  type ScenarioResult,
+} from '../testing/index.js';
 import type { TestCommandOptions } from './options.js';
 
 export const exitCodes = { passed: 0, failed: 1, unusable: 2 } as const;

@@ -5,13 +5,14 @@
  *   import { loadScenarios, runScenario } from 'shoal/testing';
  *   const [scenario] = await loadScenarios('test/booking.scenarios.yaml');
  *   const result = await runScenario(scenario);   // or ScenarioRunner.open() once for many
- *   expect(result.failures).toEqual([]);
+ *   expect(result.failures, failureReport(result)).toEqual([]);
  */
 export { loadScenarios, parseScenarios, defineScenario, ScenarioFileError } from './load.js';
 export { scenarioDefaults, type Scenario } from './scenario.js';
 export { ScenarioRunner, runScenario, type ScenarioResult, type RunOptions, type RunnerOptions } from './runner.js';
 export { scenarioDialogue, checkScenarioSetup, ScenarioSetupError, type AgentChoice, type DefaultAgent } from './agent-choice.js';
 export { matches, isSubset, type Failure } from './checks.js';
+export { transcript, formatTranscript, failureReport, resultLine, resultRecord, junitXml, stereoWav, type TranscriptLine } from './report.js';
 export { scenarioFileSchema, scenarioJsonSchema, type ScenarioFile, type ScenarioSpec, type Step, type StepExpectation, type CallExpectation, type Conditions } from './schema.js';
 export type { CallLog, AgentTurn, StepWindow, TimedEvent } from './call-log.js';
 export { seededRandom } from './conditions.js';

@@ -1,4 +1,5 @@
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
+import { importOptional } from '../optional/index.js';
 import type { JudgeQuestion } from './checks.js';
 
 /** Where `judge:` criteria are sent: an OpenAI-compatible chat-completions API. */
@@ -22,8 +23,10 @@ const instructions =
 
 /** Asks the LLM whether `question.text` meets `question.criterion`. A reply that is not a verdict is a failure. */
 export async function judge(question: JudgeQuestion, options: JudgeOptions): Promise<Verdict> {
+  // The openai SDK is an optional peer: loaded only when a judge is asked, with an error naming the install when absent.
+  const { default: OpenAIClient } = await importOptional<{ default: typeof OpenAI }>('openai');
   const apiKey = options.key ?? process.env.OPENAI_API_KEY;
-  const client = new OpenAI({
+  const client = new OpenAIClient({
     baseURL: options.url,
     apiKey: apiKey ?? 'unused',
     timeout: judgeDefaults.timeoutMs,

@@ -41,8 +41,9 @@ export function registerTest(program: Command): void {
       'after',
       `
 Each scenario is a whole call on a virtual clock: the caller's audio goes through the line's real transport and
-codec (line: phone is a Twilio media stream with 8 kHz mu-law), the agent runs on the embedded speech engines.
-The same seed gives the same verdict and timings. Scenario files: docs/testing-agents.md, schemas/scenario.schema.json.
+codec (line: phone is a Twilio media stream with 8 kHz mu-law, wideband a Telnyx one with 16 kHz L16, browser
+Shoal's browser protocol), and the agent runs on the embedded speech engines. The same seed gives the same
+verdict and timings. Scenario files: docs/testing-agents.md, schemas/scenario.schema.json.
 
 Exit status: 0 every scenario passed, 1 one failed, 2 a file or option cannot be used.
 
