@@ -66,7 +66,7 @@ export class FakeOpenAiServer {
     return `http://127.0.0.1:${this.port}/v1`;
   }
 
-  async start(): Promise<this> {
+  async start(port = 0): Promise<this> {
     this.server = createServer((req, res) => {
       let raw = '';
       req.on('data', (part: Buffer) => (raw += part.toString()));
@@ -82,7 +82,7 @@ export class FakeOpenAiServer {
         void handler(res, request);
       });
     });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => this.server!.listen(port, '127.0.0.1', resolve));
     this.port = (this.server.address() as AddressInfo).port;
     return this;
   }

@@ -5,6 +5,7 @@ import { agentTurns, turnMs, type AgentTurn, type CallLog, type StepWindow, type
 import type { Clip } from './caller-audio.js';
 import { LineConditions, type SentFrame } from './conditions.js';
 import { BrowserLine } from './browser-line.js';
+import type { Spurt } from './heard-audio.js';
 import type { Line } from './line.js';
 import { dialects, MediaStreamLine } from './media-stream-line.js';
 import type { Scenario } from './scenario.js';
@@ -75,7 +76,7 @@ export class CallDriver {
     await this.settle();
     for (const [index, step] of this.scenario.steps.entries()) {
       if (this.ended) break;
-      await this.runStep(index, step);
+      await this.runStep(index, step, this.scenario.steps[index + 1]);
     }
     if (!this.ended) {
       await this.waitFor(() => this.idle(), driverDefaults.maxWaitMs);
@@ -104,7 +105,8 @@ export class CallDriver {
     };
   }
 
-  private async runStep(index: number, step: Step): Promise<void> {
+  /** `next`: a next step that barges in on this step's reply is started while the reply plays. */
+  private async runStep(index: number, step: Step, next: Step | undefined): Promise<void> {
     const previous = this.windows.at(-1);
     if (previous) previous.endMs = this.now;
     const window: StepWindow = { step: index, startMs: this.now, endMs: this.now };
@@ -126,6 +128,13 @@ export class CallDriver {
     if (waitsForReply && !this.ended) {
       const from = window.actionStartMs ?? window.startMs;
       const deadline = (window.voiceEndMs ?? this.now) + this.scenario.replyTimeoutMs;
+      if (next?.interrupt_after_ms !== undefined) {
+        // The next step barges in on this reply: wait only until the caller hears it begin (and a frame more,
+        // so that the reply's start lies in this step's window).
+        await this.waitFor(() => this.heardTurnSince(from) !== undefined, deadline - this.now);
+        if (!this.ended) await this.tick();
+        return;
+      }
       await this.waitFor(() => this.turnSince(from) !== undefined, deadline - this.now);
       if (this.turnSince(from)) await this.waitFor(() => this.idle(), driverDefaults.maxWaitMs);
     }
@@ -152,18 +161,27 @@ export class CallDriver {
     }
   }
 
-  /** Waits for the agent's next turn to be heard, then `afterMs` into it (the caller barges in). */
+  /**
+   * Waits for the agent's next turn to be heard (the reply to the previous step, which may be playing already),
+   * then `afterMs` into it (the caller barges in).
+   */
   private async waitToInterrupt(window: StepWindow, afterMs: number): Promise<void> {
-    const since = this.now;
-    const spurt = () => this.line.heard.spurts.find((candidate) => candidate.startMs >= since);
-    await this.waitFor(() => spurt() !== undefined, this.scenario.replyTimeoutMs);
-    const started = spurt();
+    const previous = this.windows.at(-2);
+    const since = previous ? (previous.actionStartMs ?? previous.startMs) : this.now;
+    await this.waitFor(() => this.heardTurnSince(since) !== undefined, this.scenario.replyTimeoutMs);
+    const started = this.heardTurnSince(since);
     if (!started) {
       window.problem = `the agent did not start a turn within ${this.scenario.replyTimeoutMs} ms to interrupt`;
       return;
     }
     await this.waitFor(() => this.now >= started.startMs + afterMs, afterMs + driverDefaults.frameMs);
     window.bargedTurn = this.currentTurn();
+  }
+
+  /** The first audio the caller heard of the first agent turn that started at or after `fromMs`. */
+  private heardTurnSince(fromMs: number): Spurt | undefined {
+    const turn = agentTurns(this.events).find((candidate) => candidate.startMs !== undefined && candidate.startMs >= fromMs);
+    return turn && this.line.heard.spurts.find((spurt) => spurt.startMs >= turn.startMs!);
   }
 
   private currentTurn(): AgentTurn | undefined {

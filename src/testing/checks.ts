@@ -103,11 +103,13 @@ function checkStep(
   }
   const tools = log.events.flatMap(({ atMs, event }) => (event.type === 'tool-call' && event.kept && inWindow(atMs, window, log) ? [event] : []));
   if (expect.tool) {
-    const { name, args } = expect.tool;
+    const { name, args, times } = expect.tool;
     const named = tools.filter((call) => call.name === name);
+    const matching = named.filter((call) => !args || isSubset(args, call.arguments));
     if (named.length === 0) fail(`tool ${name}: ${tools.length ? `the agent called ${tools.map((call) => call.name).join(', ')}` : 'no tool was called'}`);
-    else if (args && !named.some((call) => isSubset(args, call.arguments)))
+    else if (matching.length === 0)
       fail(`tool ${name} with ${JSON.stringify(args)}: called with ${named.map((call) => JSON.stringify(call.arguments)).join(', ')}`);
+    else if (times !== undefined && matching.length !== times) fail(`tool ${name} times ${times}: the agent called it ${matching.length} times`);
   }
   if (expect.not_tool !== undefined && tools.some((call) => call.name === expect.not_tool)) fail(`not_tool ${expect.not_tool}: the agent called it`);
   if (expect.action !== undefined) checkAction(expect.action, log, window, fail);

@@ -4,16 +4,18 @@ import type { Step, StepExpectation } from './schema.js';
 
 /**
  * Pipecat Evals' scripted scenario files (top-level `turns:`), read so that people coming from there bring their
- * scenarios along. A turn's `user:` is said, `dtmf:` pressed, `audio:` played; its `expect:` events map onto a
- * step's expectations: `text_contains` on a response → `says` (`absent: true` → `not_says`), on a
- * `user_transcription` → `heard`; `eval` → `judge`; `within_ms` → `within_ms`; a `function_call` → `tool`
- * (`absent: true` → `not_tool`). Shoal runs them through the agent named on the command line (or its defaults).
+ * scenarios along. A turn's `audio:` is played (else its `user:` said), `dtmf:` pressed; its `expect:` events map
+ * onto a step's expectations: `text_contains` on a response → `says` (`absent: true` → `not_says`),
+ * `text_excludes` → `not_says`, on a `user_transcription` → `heard`; `eval` → `judge`; `within_ms` → `within_ms`;
+ * a `function_call` (`name`/`args`, or the first of its `calls`) → `tool` (`absent: true` → `not_tool`). Shoal
+ * runs them through the agent named on the command line (or its defaults).
  */
 const responseEvents = ['response', 'llm_response', 'tts_response'] as const;
 
 const expectation = z.looseObject({
   event: z.enum([...responseEvents, 'function_call', 'user_transcription', 'llm_started', 'user_started_speaking', 'user_stopped_speaking']),
   text_contains: z.string().min(1).optional(),
+  text_excludes: z.string().min(1).optional(),
   eval: z.string().min(1).optional(),
   within_ms: z.number().nonnegative().optional(),
   absent: z.boolean().optional(),
@@ -21,6 +23,7 @@ const expectation = z.looseObject({
   function_name: z.string().min(1).optional(),
   args: z.record(z.string(), z.unknown()).optional(),
   arguments: z.record(z.string(), z.unknown()).optional(),
+  calls: z.array(z.looseObject({ name: z.string().min(1), args: z.record(z.string(), z.unknown()).optional() })).min(1).optional(),
 });
 
 const turn = z.looseObject({
@@ -57,21 +60,25 @@ export function scenarioFromPipecat(source: PipecatEval, file: string, dir: stri
 }
 
 function stepOf(turn: PipecatEval['turns'][number]): Step {
-  const step: Step = turn.user !== undefined ? { say: turn.user } : turn.dtmf !== undefined ? { dtmf: turn.dtmf } : turn.audio !== undefined ? { play: turn.audio } : {};
+  // A turn with both `audio:` and `user:` plays the recording; `user:` only says what it holds.
+  const step: Step = turn.audio !== undefined ? { play: turn.audio } : turn.user !== undefined ? { say: turn.user } : turn.dtmf !== undefined ? { dtmf: turn.dtmf } : {};
   const expect: StepExpectation = {};
   const says: string[] = [];
   const notSays: string[] = [];
   for (const entry of turn.expect ?? []) {
     if (entry.within_ms !== undefined) expect.within_ms = Math.min(expect.within_ms ?? Infinity, entry.within_ms);
     if (entry.event === 'function_call') {
-      const name = entry.name ?? entry.function_name;
+      const call = entry.calls?.[0];
+      const name = entry.name ?? entry.function_name ?? call?.name;
       if (!name) continue;
+      const args = entry.args ?? entry.arguments ?? call?.args;
       if (entry.absent) expect.not_tool = name;
-      else expect.tool = { name, ...((entry.args ?? entry.arguments) ? { args: entry.args ?? entry.arguments } : {}) };
+      else expect.tool = { name, ...(args ? { args } : {}) };
     } else if (entry.event === 'user_transcription') {
       if (entry.text_contains) expect.heard = entry.text_contains;
     } else if ((responseEvents as readonly string[]).includes(entry.event)) {
       if (entry.text_contains) (entry.absent ? notSays : says).push(entry.text_contains);
+      if (entry.text_excludes) notSays.push(entry.text_excludes);
       if (entry.eval) expect.judge = expect.judge ? `${expect.judge}; ${entry.eval}` : entry.eval;
     }
   }

@@ -18,7 +18,11 @@ export const stepExpectationSchema = z
     not_says: textPatterns.optional().describe('what the agent must not say in its reply (a list: none of them)'),
     within_ms: ms.optional().describe("voice to voice: the caller's last voice sample to the agent's first audio sample, as the caller hears them"),
     tool: z
-      .strictObject({ name: z.string().min(1), args: z.record(z.string(), z.unknown()).optional().describe('matched as a subset of the call arguments') })
+      .strictObject({
+        name: z.string().min(1),
+        args: z.record(z.string(), z.unknown()).optional().describe('matched as a subset of the call arguments'),
+        times: z.number().int().positive().optional().describe('exactly this many such calls in the reply (default: at least one)'),
+      })
       .optional()
       .describe('a tool the agent calls in its reply'),
     not_tool: z.string().min(1).optional().describe('a tool the agent must not call in its reply'),
