@@ -3,6 +3,7 @@ import type { LogLevel } from '../../logging/index.js';
 import { defaults as admissionDefaults } from '../../agent/admission.js';
 import { addLlmOptions, type LlmCommandOptions } from '../llm-options.js';
 import { logLevelOption, parsePort, parsePositiveInteger } from '../parse.js';
+import { asrOption, type AsrChoice } from '../speech-engines.js';
 
 export interface AgentCommandOptions extends LlmCommandOptions {
   agent: string;
@@ -12,6 +13,8 @@ export interface AgentCommandOptions extends LlmCommandOptions {
   script?: string;
   serviceUrl?: string;
   apiKey?: string;
+  /** Where speech is recognised; default: the service with `serviceUrl`, else local (`asrChoice`). */
+  asr?: AsrChoice;
   logLevel?: LogLevel;
   /** Other web origins whose pages may open calls; the page's own always may. */
   allowOrigin?: string[];
@@ -52,6 +55,7 @@ export function registerAgent(program: Command): void {
     .option('--script <file>', 'run a scripted dialogue from a JSON or YAML file instead of --agent')
     .option('--service-url <url>', 'hosted speech service base URL (default: the self-hosted service, in-process)')
     .option('--api-key <key>', 'API key for --service-url (default: $FISH_API_KEY or $SHOAL_API_KEY)')
+    .addOption(asrOption())
     .option('--max-calls <n>', `calls taken at once; more hear a busy line / see "busy" (default: ${admissionDefaults.maxCalls}, from the embedded stack's measured CPU per call and the cores)`, parsePositiveInteger)
     .option('--drain-timeout <ms>', 'on SIGTERM: stop taking calls, wait this long for calls in progress to end, then exit 0', parsePositiveInteger, 30_000)
     .addOption(logLevelOption('info'))

@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { defaults as admissionDefaults } from '../../agent/admission.js';
 import { addLlmOptions, type LlmCommandOptions } from '../llm-options.js';
 import { parsePositiveInteger, parsePositiveNumber } from '../parse.js';
+import { asrOption, type AsrChoice } from '../speech-engines.js';
 
 export interface LiveKitCommandOptions extends LlmCommandOptions {
   url?: string;
@@ -14,6 +15,8 @@ export interface LiveKitCommandOptions extends LlmCommandOptions {
   mode: 'low-latency' | 'balanced';
   serviceUrl?: string;
   serviceKey?: string;
+  /** Where speech is recognised; default: the service with `serviceUrl`, else local (`asrChoice`). */
+  asr?: AsrChoice;
   maxCalls?: number;
   loadThreshold: number;
   callerIdentity?: string;
@@ -51,6 +54,7 @@ export function registerLiveKit(program: Command): void {
     .addOption(new Option('--mode <mode>', 'turn-taking mode').choices(['low-latency', 'balanced']).default('balanced'))
     .option('--service-url <url>', 'hosted speech service base URL (default: the self-hosted service, in-process)')
     .option('--service-key <key>', 'API key for --service-url (default: $FISH_API_KEY or $SHOAL_API_KEY)')
+    .addOption(asrOption())
     .option('--max-calls <n>', `calls this process takes at once (default: ${admissionDefaults.maxCalls}, from the embedded stack's measured CPU per call and the cores)`, parsePositiveInteger)
     .option('--load-threshold <share>', 'load (calls / max calls) from which the worker tells LiveKit it is full', parseLoad, 1)
     .option('--caller-identity <identity>', 'the caller is this participant (default: the first one of --caller-kind to join)')

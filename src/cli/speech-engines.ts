@@ -1,0 +1,25 @@
+import { Option } from 'commander';
+
+/** Where a call's speech is recognised: `local` pocketsphinx in this process, or the speech service's `/v1/asr`. */
+export type AsrChoice = 'local' | 'service';
+
+/** `--asr local|service`; without it, a `--service-url` means recognition there too, else local. */
+export function asrOption(): Option {
+  return new Option('--asr <where>', 'where speech is recognised: local (pocketsphinx in this process) or service (/v1/asr of the speech service, with the call\'s expectations as hints); default: service with --service-url, else local').choices(['local', 'service']);
+}
+
+export function asrChoice(options: { asr?: AsrChoice; serviceUrl?: string }): AsrChoice {
+  return options.asr ?? 'local';
+}
+
+/** The stack's `stt` for an `--asr` choice. */
+export function sttFor(choice: AsrChoice): 'engine' | 'service' {
+  return choice === 'local' ? 'engine' : 'service';
+}
+
+/** The start-up line that says which engines run where. */
+export function describeSpeech(choice: AsrChoice, serviceUrl: string | undefined): string {
+  const service = serviceUrl ? `the speech service at ${serviceUrl}` : 'the self-hosted speech service in this process';
+  const recognition = choice === 'local' ? 'local pocketsphinx in this process' : `${service} (/v1/asr)`;
+  return `Speech: recognition by ${recognition}; synthesis by ${service} (/v1/tts/live)`;
+}
