@@ -9,7 +9,7 @@ export function asrOption(): Option {
 }
 
 export function asrChoice(options: { asr?: AsrChoice; serviceUrl?: string }): AsrChoice {
-  return options.asr ?? 'local';
+  return options.asr ?? (options.serviceUrl ? 'service' : 'local');
 }
 
 /** The stack's `stt` for an `--asr` choice. */
