@@ -1,0 +1,87 @@
+/**
+ * N Twilio-style callers in one process, dialling `shoal agent`'s telephony endpoint: each plays a recording of a
+ * real caller (test/fixtures/human-calls/parcel-8k-ulaw.wav: line noise, then three answers 11 s apart) as 20 ms
+ * mu-law media frames in real time, echoing marks. Per call: whether it was admitted, how long it was connected
+ * and, for each answer, the time from its end in the recording to the agent's first audio frame after it.
+ * Prints one JSON line. Run: npx tsx bench/hosted-density/callers.ts --url ws://.../telephony --calls N
+ *   [--stagger-ms 100] [--answers 3] [--lanes L --sequential M: L callers each making M calls one after another]
+ */
+import { readFileSync } from 'node:fs';
+import { decodeMuLaw, encodeMuLaw, parseWav } from '../../src/audio/index.js';
+import { MediaStreamCaller } from '../../src/transports/index.js';
+
+const argument = (name: string, fallback?: string) => {
+  const at = process.argv.indexOf(name);
+  return at >= 0 ? process.argv[at + 1]! : fallback;
+};
+
+/** A reply counts when its first audio arrives within this long after the caller's answer ends. */
+const answerWithinMs = 5000;
+
+const recording = encodeMuLaw(parseWav(readFileSync(new URL('../../test/fixtures/human-calls/parcel-8k-ulaw.wav', import.meta.url))).samples);
+
+/** Where each answer ends in the recording (ms): voiced 20 ms frames followed by >= 700 ms of line noise. */
+function answerEnds(mulaw: Uint8Array): number[] {
+  const pcm = decodeMuLaw(mulaw);
+  const frame = 160;
+  const ends: number[] = [];
+  let lastVoiced = -Infinity;
+  for (let at = 0, index = 0; at + frame <= pcm.length; at += frame, index++) {
+    let energy = 0;
+    for (let i = at; i < at + frame; i++) energy += pcm[i]! * pcm[i]!;
+    const ms = index * 20;
+    if (Math.sqrt(energy / frame) > 500) lastVoiced = ms + 20;
+    else if (lastVoiced > 0 && ms - lastVoiced >= 700 && ends.at(-1) !== lastVoiced) ends.push(lastVoiced);
+  }
+  return ends;
+}
+
+interface CallResult {
+  admitted: boolean;
+  connectedMs: number;
+  /** Per answer: ms from its end to the agent's next audio, or null when none came within `answerWithinMs`. */
+  replies: Array<number | null>;
+}
+
+/** The recording up to `answers` answers, plus enough line noise after the last to hear the reply. */
+function callAudio(answers: number): { audio: Uint8Array; ends: number[] } {
+  const ends = answerEnds(recording).slice(0, answers);
+  const lengthMs = Math.min((recording.length / 8000) * 1000, ends.at(-1)! + answerWithinMs + 500);
+  return { audio: recording.subarray(0, Math.round((lengthMs * 8000) / 1000)), ends };
+}
+
+async function oneCall(url: string, audio: Uint8Array, ends: number[]): Promise<CallResult> {
+  const caller = await MediaStreamCaller.connect(url);
+  const startedAt = performance.now();
+  await caller.play(audio);
+  const admitted = !caller.marks.includes('busy-line-played');
+  if (caller.open) await caller.hangUp();
+  const connectedMs = performance.now() - startedAt;
+  const replies = admitted
+    ? ends.map((endMs) => {
+        const due = startedAt + endMs;
+        const first = caller.heard.arrivals.find((t) => t >= due);
+        return first !== undefined && first - due <= answerWithinMs ? Math.round(first - due) : null;
+      })
+    : [];
+  return { admitted, connectedMs: Math.round(connectedMs), replies };
+}
+
+const url = argument('--url');
+if (!url) throw new Error('--url ws://HOST:PORT/telephony is required');
+const calls = Number(argument('--calls', '1'));
+const staggerMs = Number(argument('--stagger-ms', '100'));
+const sequential = Number(argument('--sequential', '1'));
+const { audio, ends } = callAudio(Number(argument('--answers', '3')));
+const results: CallResult[] = [];
+let done = 0;
+await Promise.all(
+  Array.from({ length: calls }, async (_, lane) => {
+    await new Promise((resolve) => setTimeout(resolve, lane * staggerMs));
+    for (let i = 0; i < sequential; i++) {
+      results.push(await oneCall(url, audio, ends));
+      if (++done % 50 === 0 && sequential > 1) process.stderr.write(`${done} calls done\n`);
+    }
+  }),
+);
+process.stdout.write(`${JSON.stringify({ answers_per_call: ends.length, results })}\n`);
