@@ -84,6 +84,11 @@ try {
     );
   } else {
     await callers(1); // warm-up: the first call loads what calls share
+    // What the agent costs with no call: spread over the calls in `cpu_ms_per_call_second`, not in `..._above_idle`.
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const idleFrom = cpuMs(pid);
+    await new Promise((resolve) => setTimeout(resolve, 10_000));
+    const idleCpuMsPerSecond = round((cpuMs(pid) - idleFrom) / 10, 1)!;
     const rows = [];
     for (const calls of counts) {
       await new Promise((resolve) => setTimeout(resolve, 2000));
@@ -111,6 +116,7 @@ try {
         reply_p50_ms: p(answered, 50),
         reply_p95_ms: p(answered, 95),
         cpu_ms_per_call_second: round(usedMs / callSeconds, 1),
+        cpu_ms_per_call_second_above_idle: round((usedMs - (idleCpuMsPerSecond * wallMs) / 1000) / callSeconds, 1),
         cores_used: round(usedMs / wallMs, 2),
         rss_before_mb: rssBefore,
         rss_peak_mb: peakRss,
@@ -129,6 +135,8 @@ try {
         speech: startLine(),
         stand_in: { asr_ms: 150, tts_first_audio_ms: 120 },
         stagger_ms: staggerMs,
+        vad_max_batch: process.env['SHOAL_VAD_MAX_BATCH'] ?? 'default',
+        idle_cpu_ms_per_second: idleCpuMsPerSecond,
         rows,
         first_calls_beyond_1_5x_single_p95_or_unanswered: leaves?.calls ?? null,
         load_average_after: load(),

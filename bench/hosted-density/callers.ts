@@ -2,7 +2,8 @@
  * N Twilio-style callers in one process, dialling `shoal agent`'s telephony endpoint: each plays a recording of a
  * real caller (test/fixtures/human-calls/parcel-8k-ulaw.wav: line noise, then three answers 11 s apart) as 20 ms
  * mu-law media frames in real time, echoing marks. Per call: whether it was admitted, how long it was connected
- * and, for each answer, the time from its end in the recording to the agent's first audio frame after it.
+ * and, for each answer, the time from its end in the recording to the first audio frame of the agent's next
+ * utterance (audio after 300 ms of none).
  * Prints one JSON line. Run: npx tsx bench/hosted-density/callers.ts --url ws://.../telephony --calls N
  *   [--stagger-ms 100] [--answers 3] [--lanes L --sequential M: L callers each making M calls one after another]
  */
@@ -17,6 +18,8 @@ const argument = (name: string, fallback?: string) => {
 
 /** A reply counts when its first audio arrives within this long after the caller's answer ends. */
 const answerWithinMs = 5000;
+/** Audio after at least this much quiet from the agent starts a new agent utterance (the stand-in sends 40 ms pieces in real time). */
+const utteranceGapMs = 300;
 
 const recording = encodeMuLaw(parseWav(readFileSync(new URL('../../test/fixtures/human-calls/parcel-8k-ulaw.wav', import.meta.url))).samples);
 
@@ -59,8 +62,10 @@ async function oneCall(url: string, audio: Uint8Array, ends: number[]): Promise<
   const connectedMs = performance.now() - startedAt;
   const replies = admitted
     ? ends.map((endMs) => {
+        // The agent's first audio after the answer that starts an utterance: not the tail of one still arriving.
         const due = startedAt + endMs;
-        const first = caller.heard.arrivals.find((t) => t >= due);
+        const arrivals = caller.heard.arrivals;
+        const first = arrivals.find((t, i) => t >= due && (i === 0 || t - arrivals[i - 1]! >= utteranceGapMs));
         return first !== undefined && first - due <= answerWithinMs ? Math.round(first - due) : null;
       })
     : [];
