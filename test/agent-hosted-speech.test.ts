@@ -6,12 +6,13 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TurnReport } from '../src/agent/index.js';
+import { callCpuMsPerSecond, defaultMaxCalls, type TurnReport } from '../src/agent/index.js';
 import { encodeMuLaw, parseWav } from '../src/audio/index.js';
 import { startAgentApp, type AgentApp } from '../src/cli/run-agent.js';
 import { asrChoice, describeSpeech } from '../src/cli/speech-engines.js';
 import { MediaStreamCaller } from '../src/transports/index.js';
 import { startHostedDouble, type HostedDouble } from './hosted-service-double.js';
+import { parsePrometheus } from './prometheus-text.js';
 
 const script = fileURLToPath(new URL('../examples/scripts/parcel-line.yaml', import.meta.url));
 /** Nothing in the recording sounds like this: only the service can have heard it. */
@@ -55,6 +56,13 @@ describe('shoal agent --service-url: hosted means hosted', () => {
     expect(caller.heard.bytes).toBeGreaterThan(8000);
   }, 40_000);
 
+  it('takes the hosted engines\' default capacity and says on /metrics what a call costs there', async () => {
+    expect(app.admission.capacity).toBe(defaultMaxCalls('hosted'));
+    const samples = parsePrometheus(await (await fetch(`${app.url}metrics`)).text());
+    expect(samples.get('shoal_call_cpu_ms_per_second{engines="hosted"}')).toBe(callCpuMsPerSecond.hosted);
+    expect(samples.get('shoal_calls_capacity')).toBe(defaultMaxCalls('hosted'));
+  });
+
   it('does not load pocketsphinx', () => {
     expect(readFileSync('/proc/self/maps', 'utf8')).not.toMatch(/pocketsphinx/);
   });
@@ -92,8 +100,10 @@ describe('--asr: where recognition runs', () => {
       expect(hosted.lines).toContain(describeSpeech('service', service.url));
       expect(hosted.lines).toContain(`recognition by the speech service at ${service.url} (/v1/asr)`);
       expect(hosted.pocketsphinx).toBe(false);
+      expect(hosted.lines).toContain(`up to ${defaultMaxCalls('hosted')} calls at once`);
       const local = await startUp(['--service-url', service.url, '--asr', 'local']);
       expect(local.lines).toContain('recognition by local pocketsphinx in this process');
+      expect(local.lines).toContain(`up to ${defaultMaxCalls('embedded')} calls at once`);
       expect(local.pocketsphinx).toBe(true);
     } finally {
       await service.close();

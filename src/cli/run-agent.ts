@@ -18,7 +18,7 @@ import { createLogger, type Logger } from '../logging/index.js';
 import type { AgentCommandOptions } from './commands/agent.js';
 import { defaults as llmDefaults, llmDialogue, type LlmCommandOptions } from './llm-options.js';
 import { parseTransferTargets, PhoneLines } from './phone-lines.js';
-import { asrChoice, describeSpeech, sttFor } from './speech-engines.js';
+import { asrChoice, callEngines, describeSpeech, sttFor } from './speech-engines.js';
 
 /** A started `shoal agent`: the speech stack, the demo page and the transports. */
 export interface AgentApp {
@@ -127,7 +127,7 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
     await closeStacks();
     throw error;
   }
-  const admission = new CallAdmission({ maxCalls: options.maxCalls });
+  const admission = new CallAdmission({ maxCalls: options.maxCalls, engines: callEngines(options) });
   const unwatch = watchAdmission(admission);
 
   let server: DemoServer;

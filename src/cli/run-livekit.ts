@@ -11,7 +11,7 @@ import {
 } from '../transports/livekit/index.js';
 import type { LiveKitCommandOptions } from './commands/livekit.js';
 import { dialogueSource, speechService } from './run-agent.js';
-import { asrChoice, describeSpeech, sttFor } from './speech-engines.js';
+import { asrChoice, callEngines, describeSpeech, sttFor } from './speech-engines.js';
 
 /** LiveKit URL, key or secret is missing from both the flags and the environment. */
 export class MissingLiveKitCredentialsError extends Error {
@@ -67,7 +67,7 @@ export async function runLiveKitCommand(options: LiveKitCommandOptions): Promise
   const service = await speechService({ serviceUrl: options.serviceUrl, apiKey: serviceKey });
   const stack = await createEmbeddedAgentStack({ mode: options.mode, service: { url: service.url, apiKey: service.apiKey }, stt: sttFor(asrChoice(options)) });
   print(describeSpeech(asrChoice(options), options.serviceUrl));
-  const admission = new CallAdmission(options.maxCalls === undefined ? {} : { maxCalls: options.maxCalls });
+  const admission = new CallAdmission({ maxCalls: options.maxCalls, engines: callEngines(options) });
   const control = CallControl.forServer(credentials, { endCall: options.endCall, transferTargets: options.transfer, defaultTransferTo: options.transferTo });
   const worker = new LiveKitWorker({
     ...credentials,

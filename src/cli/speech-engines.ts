@@ -1,4 +1,5 @@
 import { Option } from 'commander';
+import { defaultMaxCalls, type CallEngines } from '../agent/admission.js';
 
 /** Where a call's speech is recognised: `local` pocketsphinx in this process, or the speech service's `/v1/asr`. */
 export type AsrChoice = 'local' | 'service';
@@ -22,4 +23,14 @@ export function describeSpeech(choice: AsrChoice, serviceUrl: string | undefined
   const service = serviceUrl ? `the speech service at ${serviceUrl}` : 'the self-hosted speech service in this process';
   const recognition = choice === 'local' ? 'local pocketsphinx in this process' : `${service} (/v1/asr)`;
   return `Speech: recognition by ${recognition}; synthesis by ${service} (/v1/tts/live)`;
+}
+
+/** What the calls cost is decided by where recognition runs: a service's `/v1/asr` elsewhere is `hosted`. */
+export function callEngines(options: { asr?: AsrChoice; serviceUrl?: string }): CallEngines {
+  return options.serviceUrl && asrChoice(options) === 'service' ? 'hosted' : 'embedded';
+}
+
+/** The `--max-calls` help's default, for both kinds of engines. */
+export function maxCallsDefaultHelp(): string {
+  return `default: ${defaultMaxCalls('embedded')} with the embedded engines, ${defaultMaxCalls('hosted')} with --service-url, from each one's measured CPU per call and the cores`;
 }

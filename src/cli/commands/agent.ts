@@ -1,9 +1,8 @@
 import { Command, Option } from 'commander';
 import type { LogLevel } from '../../logging/index.js';
-import { defaults as admissionDefaults } from '../../agent/admission.js';
 import { addLlmOptions, type LlmCommandOptions } from '../llm-options.js';
 import { logLevelOption, parsePort, parsePositiveInteger } from '../parse.js';
-import { asrOption, type AsrChoice } from '../speech-engines.js';
+import { asrOption, maxCallsDefaultHelp, type AsrChoice } from '../speech-engines.js';
 
 export interface AgentCommandOptions extends LlmCommandOptions {
   agent: string;
@@ -20,7 +19,7 @@ export interface AgentCommandOptions extends LlmCommandOptions {
   allowOrigin?: string[];
   /** Browser calls must carry this token (default $SHOAL_AGENT_TOKEN). */
   accessToken?: string;
-  /** Calls taken at once; default: derived from the cores (admissionDefaults.maxCalls). */
+  /** Calls taken at once; default: from the cores and what a call on these engines costs (`defaultMaxCalls`). */
   maxCalls?: number;
   /** On SIGTERM, the longest wait for calls in progress to end before they are cut. */
   drainTimeoutMs?: number;
@@ -56,7 +55,7 @@ export function registerAgent(program: Command): void {
     .option('--service-url <url>', 'hosted speech service base URL (default: the self-hosted service, in-process)')
     .option('--api-key <key>', 'API key for --service-url (default: $FISH_API_KEY or $SHOAL_API_KEY)')
     .addOption(asrOption())
-    .option('--max-calls <n>', `calls taken at once; more hear a busy line / see "busy" (default: ${admissionDefaults.maxCalls}, from the embedded stack's measured CPU per call and the cores)`, parsePositiveInteger)
+    .option('--max-calls <n>', `calls taken at once; more hear a busy line / see "busy" (${maxCallsDefaultHelp()})`, parsePositiveInteger)
     .option('--drain-timeout <ms>', 'on SIGTERM: stop taking calls, wait this long for calls in progress to end, then exit 0', parsePositiveInteger, 30_000)
     .addOption(logLevelOption('info'))
     .option('--allow-origin <origin>', 'another web origin whose pages may open calls (repeatable); the page\'s own always may', (value: string, all: string[]) => [...all, value], [])

@@ -1,8 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { defaults as admissionDefaults } from '../../agent/admission.js';
 import { addLlmOptions, type LlmCommandOptions } from '../llm-options.js';
 import { parsePositiveInteger, parsePositiveNumber } from '../parse.js';
-import { asrOption, type AsrChoice } from '../speech-engines.js';
+import { asrOption, maxCallsDefaultHelp, type AsrChoice } from '../speech-engines.js';
 
 export interface LiveKitCommandOptions extends LlmCommandOptions {
   url?: string;
@@ -55,7 +54,7 @@ export function registerLiveKit(program: Command): void {
     .option('--service-url <url>', 'hosted speech service base URL (default: the self-hosted service, in-process)')
     .option('--service-key <key>', 'API key for --service-url (default: $FISH_API_KEY or $SHOAL_API_KEY)')
     .addOption(asrOption())
-    .option('--max-calls <n>', `calls this process takes at once (default: ${admissionDefaults.maxCalls}, from the embedded stack's measured CPU per call and the cores)`, parsePositiveInteger)
+    .option('--max-calls <n>', `calls this process takes at once (${maxCallsDefaultHelp()})`, parsePositiveInteger)
     .option('--load-threshold <share>', 'load (calls / max calls) from which the worker tells LiveKit it is full', parseLoad, 1)
     .option('--caller-identity <identity>', 'the caller is this participant (default: the first one of --caller-kind to join)')
     .option('--caller-kind <kinds>', 'participant kinds that can be the caller, comma-separated: standard, sip, connector, ...', 'standard,sip,connector')
