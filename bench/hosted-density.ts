@@ -113,6 +113,7 @@ try {
         admitted: admitted.length,
         turns_answered: answered.length,
         turns: replies.length,
+        answered_by_answer: Array.from({ length: run.answers_per_call }, (_, k) => admitted.filter((r) => r.replies[k] !== null).length),
         reply_p50_ms: p(answered, 50),
         reply_p95_ms: p(answered, 95),
         cpu_ms_per_call_second: round(usedMs / callSeconds, 1),

@@ -73,7 +73,10 @@ describe('default capacity', () => {
     expect(defaultMaxCalls('hosted', 2)).toBe(capacityFor(2, callCpuMsPerSecond.hosted));
     expect(defaultMaxCalls('hosted', 2)).toBeGreaterThanOrEqual(45);
     expect(defaultMaxCalls('hosted', 2)).toBeLessThanOrEqual(60);
-    expect(defaultMaxCalls('hosted', 8)).toBe(capacityFor(8, callCpuMsPerSecond.hosted));
+    // Hosted calls are the event loop's and the VAD worker's: a bigger machine runs more processes, not more calls in one.
+    expect(defaultMaxCalls('hosted', 8)).toBe(defaultMaxCalls('hosted', 2));
+    expect(defaultMaxCalls('hosted', 1)).toBe(capacityFor(1, callCpuMsPerSecond.hosted));
+    expect(defaultMaxCalls('embedded', 8)).toBe(capacityFor(8, callCpuMsPerSecond.embedded));
     expect(new CallAdmission({ engines: 'hosted' }).capacity).toBe(defaultMaxCalls('hosted'));
     expect(new CallAdmission().capacity).toBe(defaultMaxCalls('embedded'));
     expect(new CallAdmission({ engines: 'hosted', maxCalls: 3 }).capacity).toBe(3);

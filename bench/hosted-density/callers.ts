@@ -1,7 +1,7 @@
 /**
  * N Twilio-style callers in one process, dialling `shoal agent`'s telephony endpoint: each plays a recording of a
- * real caller (test/fixtures/human-calls/parcel-8k-ulaw.wav: line noise, then three answers 11 s apart) as 20 ms
- * mu-law media frames in real time, echoing marks. Per call: whether it was admitted, how long it was connected
+ * real caller (test/fixtures/human-calls/parcel-8k-ulaw.wav: 6 s of line noise, then three answers; the noise
+ * between them shortened to 5 s) as 20 ms mu-law media frames in real time, echoing marks. Per call: whether it was admitted, how long it was connected
  * and, for each answer, the time from its end in the recording to the first audio frame of the agent's next
  * utterance (audio after 300 ms of none).
  * Prints one JSON line. Run: npx tsx bench/hosted-density/callers.ts --url ws://.../telephony --calls N
@@ -23,21 +23,25 @@ const utteranceGapMs = 300;
 
 const recording = encodeMuLaw(parseWav(readFileSync(new URL('../../test/fixtures/human-calls/parcel-8k-ulaw.wav', import.meta.url))).samples);
 
-/** Where each answer ends in the recording (ms): voiced 20 ms frames followed by >= 700 ms of line noise. */
-function answerEnds(mulaw: Uint8Array): number[] {
+/** Where each answer starts and ends in the recording (ms): voiced 20 ms frames, apart by >= 700 ms of line noise. */
+function answerSpans(mulaw: Uint8Array): Array<{ startMs: number; endMs: number }> {
   const pcm = decodeMuLaw(mulaw);
   const frame = 160;
-  const ends: number[] = [];
-  let lastVoiced = -Infinity;
+  const spans: Array<{ startMs: number; endMs: number }> = [];
   for (let at = 0, index = 0; at + frame <= pcm.length; at += frame, index++) {
     let energy = 0;
     for (let i = at; i < at + frame; i++) energy += pcm[i]! * pcm[i]!;
     const ms = index * 20;
-    if (Math.sqrt(energy / frame) > 500) lastVoiced = ms + 20;
-    else if (lastVoiced > 0 && ms - lastVoiced >= 700 && ends.at(-1) !== lastVoiced) ends.push(lastVoiced);
+    if (Math.sqrt(energy / frame) <= 500) continue;
+    const last = spans.at(-1);
+    if (last && ms - last.endMs < 700) last.endMs = ms + 20;
+    else spans.push({ startMs: ms, endMs: ms + 20 });
   }
-  return ends;
+  return spans;
 }
+
+/** Line noise between the answers, shortened to this: the reply fits, and the caller answers before the agent's 8 s no-input reprompt. */
+const gapMs = 5000;
 
 interface CallResult {
   admitted: boolean;
@@ -46,11 +50,22 @@ interface CallResult {
   replies: Array<number | null>;
 }
 
-/** The recording up to `answers` answers, plus enough line noise after the last to hear the reply. */
+/** The recording's opening (the greeting plays) and its first `answers` answers, 5 s of its line noise after each. */
 function callAudio(answers: number): { audio: Uint8Array; ends: number[] } {
-  const ends = answerEnds(recording).slice(0, answers);
-  const lengthMs = Math.min((recording.length / 8000) * 1000, ends.at(-1)! + answerWithinMs + 500);
-  return { audio: recording.subarray(0, Math.round((lengthMs * 8000) / 1000)), ends };
+  const at = (ms: number) => Math.round((ms * 8000) / 1000);
+  const parts: Uint8Array[] = [];
+  const ends: number[] = [];
+  let lengthMs = 0;
+  for (const [i, span] of answerSpans(recording).slice(0, answers).entries()) {
+    const fromMs = i === 0 ? 0 : span.startMs - 300;
+    parts.push(recording.subarray(at(fromMs), at(Math.min(span.endMs + gapMs, (recording.length / 8000) * 1000))));
+    lengthMs += span.endMs - fromMs;
+    ends.push(lengthMs);
+    lengthMs += gapMs;
+  }
+  const audio = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  parts.reduce((offset, part) => (audio.set(part, offset), offset + part.length), 0);
+  return { audio, ends };
 }
 
 async function oneCall(url: string, audio: Uint8Array, ends: number[]): Promise<CallResult> {

@@ -30,6 +30,12 @@ export const hostedCallCpuMsPerSecond = 28;
 /** CPU per second of call by engines, in ms: what the default capacity is derived from. */
 export const callCpuMsPerSecond: Record<CallEngines, number> = { embedded: embeddedCallCpuMsPerSecond, hosted: hostedCallCpuMsPerSecond };
 
+/**
+ * Cores one process's calls can use. The embedded recognizer runs on a worker per core; with hosted engines the
+ * calls' work is the event loop's and the VAD worker's, two threads, so more cores take more processes, not calls.
+ */
+export const usableCores: Record<CallEngines, number> = { embedded: Infinity, hosted: 2 };
+
 /** Share of the cores the calls may use at full capacity; the rest absorbs moments when every caller speaks. */
 export const cpuShareForCalls = 0.7;
 
@@ -40,7 +46,7 @@ export function capacityFor(cores: number, cpuMsPerCallSecond = embeddedCallCpuM
 
 /** Default capacity for calls on `engines` on this machine's cores. */
 export function defaultMaxCalls(engines: CallEngines, cores = availableParallelism()): number {
-  return capacityFor(cores, callCpuMsPerSecond[engines]);
+  return capacityFor(Math.min(cores, usableCores[engines]), callCpuMsPerSecond[engines]);
 }
 
 export const defaults: AdmissionOptions = { maxCalls: defaultMaxCalls('embedded'), engines: 'embedded' };
