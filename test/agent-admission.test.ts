@@ -69,13 +69,13 @@ describe('default capacity', () => {
   });
 
   it('comes from what a call costs on the engines that run: hosted engines take ten times the calls on 2 cores', () => {
+    expect(callCpuMsPerSecond.hosted).toBeLessThanOrEqual(15);
     expect(defaultMaxCalls('embedded', 2)).toBe(5);
-    expect(defaultMaxCalls('hosted', 2)).toBe(capacityFor(2, callCpuMsPerSecond.hosted));
     expect(defaultMaxCalls('hosted', 2)).toBeGreaterThanOrEqual(45);
     expect(defaultMaxCalls('hosted', 2)).toBeLessThanOrEqual(60);
-    // Hosted calls are the event loop's and the VAD worker's: a bigger machine runs more processes, not more calls in one.
+    // Hosted calls are the event loop's: a bigger machine runs more processes, not more calls in one.
     expect(defaultMaxCalls('hosted', 8)).toBe(defaultMaxCalls('hosted', 2));
-    expect(defaultMaxCalls('hosted', 1)).toBe(capacityFor(1, callCpuMsPerSecond.hosted));
+    expect(defaultMaxCalls('hosted', 2)).toBe(capacityFor(1, callCpuMsPerSecond.hosted));
     expect(defaultMaxCalls('embedded', 8)).toBe(capacityFor(8, callCpuMsPerSecond.embedded));
     expect(new CallAdmission({ engines: 'hosted' }).capacity).toBe(defaultMaxCalls('hosted'));
     expect(new CallAdmission().capacity).toBe(defaultMaxCalls('embedded'));

@@ -22,19 +22,20 @@ export const embeddedCallCpuMsPerSecond = 240;
 
 /**
  * CPU one phone call costs the process when recognition and synthesis are a speech service's (`--service-url`):
- * bench/hosted-density.ts `cpu_ms_per_call_second` at 25-50 calls (Silero VAD batched across calls and skipped
- * on settled quiet, media parsing, resampling, the live TTS socket, the calls' RxJS); see docs/capacity.md.
+ * bench/hosted-density.ts `cpu_ms_per_call_second` at 10-25 calls was 14-26 ms on 2 shared cores (Silero VAD
+ * batched across calls and skipped on settled quiet; the rest is media parsing, resampling, the live TTS socket
+ * and the calls' RxJS, nearly all on the event loop); see docs/capacity.md.
  */
-export const hostedCallCpuMsPerSecond = 28;
+export const hostedCallCpuMsPerSecond = 14;
 
 /** CPU per second of call by engines, in ms: what the default capacity is derived from. */
 export const callCpuMsPerSecond: Record<CallEngines, number> = { embedded: embeddedCallCpuMsPerSecond, hosted: hostedCallCpuMsPerSecond };
 
 /**
  * Cores one process's calls can use. The embedded recognizer runs on a worker per core; with hosted engines the
- * calls' work is the event loop's and the VAD worker's, two threads, so more cores take more processes, not calls.
+ * calls' work is nearly all the event loop's, one core, so more cores take more processes, not more calls.
  */
-export const usableCores: Record<CallEngines, number> = { embedded: Infinity, hosted: 2 };
+export const usableCores: Record<CallEngines, number> = { embedded: Infinity, hosted: 1 };
 
 /** Share of the cores the calls may use at full capacity; the rest absorbs moments when every caller speaks. */
 export const cpuShareForCalls = 0.7;
