@@ -14,7 +14,7 @@ export const coreModules = {
     'src/pipeline/work.ts',
     'src/pipeline/clock.ts',
   ],
-  agentSessionAndModes: ['src/agent/modes.ts', 'src/agent/resolve-options.ts', 'src/agent/session.ts', 'src/agent/session-caller.ts', 'src/agent/session-speaking.ts', 'src/agent/session-listening.ts'],
+  agentSessionAndModes: ['src/agent/modes.ts', 'src/agent/resolve-options.ts', 'src/agent/call-session.ts', 'src/agent/caller-input.ts', 'src/agent/agent-speaking.ts', 'src/agent/agent-listening.ts'],
   turnTakingAndBargeIn: ['src/agent/interruption.ts', 'src/agent/utterance-state.ts', 'src/agent/reply.ts', 'src/agent/call-timers.ts'],
   tracing: ['src/tracing/traceparent.ts', 'src/agent/tracing.ts', 'src/agent/stt/segment-service-stt.ts'],
   billingAndCredit: ['src/service/store/account-gate.ts', 'src/service/routes/wallet.ts'],

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { createDialogue } from '../agents/index.js';
 import { createEmbeddedAgentStack, percentile, VoiceAgent, type AgentMode, type TurnReport } from '../src/agent/index.js';
 import { SileroVad } from '../src/engines/index.js';
-import { decodeCall, runFileCall } from '../src/transports/file/run-call.js';
+import { decodeCall, runFileCall } from '../src/transports/file/file-call.js';
 import { AmplitudeStt, callerTrack, EnergyVad, FixedDialogue, ToneTts } from '../test/agent-doubles.js';
 
 const quick = process.argv.includes('--quick');

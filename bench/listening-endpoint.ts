@@ -6,10 +6,10 @@
  * which gives the same texts: what the recognizer hears does not depend on when it decodes).
  */
 import { Subject } from 'rxjs';
-import { CallListening } from '../src/agent/listening.js';
+import { ExpectedAnswers } from '../src/agent/expected-answers.js';
 import { callerVoice, utteranceAudio } from '../src/agent/caller-voice.js';
 import { StreamingEngineSpeechToText, type StreamingEngineSttOptions } from '../src/agent/stt/streaming-engine-stt.js';
-import type { Expectation } from '../src/agent/expectations.js';
+import type { Expectation } from '../src/speech/index.js';
 import { createFrame, type AudioFrame } from '../src/audio/index.js';
 import { SileroVad } from '../src/engines/vad/index.js';
 import type { PocketSphinxEngine } from '../src/engines/pocketsphinx/index.js';
@@ -42,7 +42,7 @@ export async function streamAnswers(
   const result: StreamedAnswers = { texts: [], endpointToFinalMs: [] };
   await engine.preload();
   for (const clip of clips) {
-    const listening = new CallListening(undefined);
+    const listening = new ExpectedAnswers(undefined);
     listening.expect(clip.expectations);
     const call = speechToText.forCall({ callerSampleRate: () => callerSampleRate });
     call.expect!(clip.expectations);

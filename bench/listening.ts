@@ -25,15 +25,15 @@
  * `second_set` (test/fixtures/human-cmu, never fitted on).
  * Run: flock /work/bench.lock npx tsx bench/listening.ts [--quick] [--only=wer_8k,ivr_calls] [--band-blind]
  *   (--quick: 16 kHz only, no calls; --only: just the named sections; --band-blind: hear audio not said to be
- *   telephone audio with the wide-band model whatever its spectrum, as before session 11)
+ *   telephone audio with the wide-band model whatever its spectrum, to measure what the band detection buys)
  */
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { createEmbeddedAgentStack, percentile, type AgentEvent, type Expectation } from '../src/agent/index.js';
-import { countDigits } from '../src/agent/listening.js';
+import { countDigits } from '../src/agent/expected-answers.js';
 import { PocketSphinxEngine } from '../src/engines/pocketsphinx/index.js';
 import type { Hypothesis } from '../src/engines/types.js';
-import { decodeCall, runFileCall } from '../src/transports/file/run-call.js';
+import { decodeCall, runFileCall } from '../src/transports/file/file-call.js';
 import { loadScriptedDialogue } from '../plugins/index.js';
 import { cardExpectations, readPcmWav, streamToRecognizer, throughTelephoneChannel, withLineNoise, wordErrors } from '../test/engines-fixtures.js';
 import { defaults as sttDefaults } from '../src/agent/stt/streaming-engine-stt.js';

@@ -14,7 +14,7 @@ import OpenAI from 'openai';
 import os from 'node:os';
 import { lastValueFrom, take } from 'rxjs';
 import { createEmbeddedAgentStack, percentile, type AgentMode, type TurnReport } from '../src/agent/index.js';
-import { decodeCall, runFileCall } from '../src/transports/file/run-call.js';
+import { decodeCall, runFileCall } from '../src/transports/file/file-call.js';
 import { ChatCompletionDialogue, type ChatTool } from '../plugins/index.js';
 import { callsTools, FakeOpenAiServer, says, type Handler } from '../test/fake-openai-server.js';
 

@@ -31,7 +31,7 @@ const bugs = [
   },
   {
     bug: 'barge-in pauses the reply but never cancels it',
-    file: 'src/agent/session-speaking.ts',
+    file: 'src/agent/agent-speaking.ts',
     from: '    active.reply.cancel();\n    core.transport.clear();',
     to: '    core.transport.clear();',
     tests: ['test/agent-barge-in.test.ts', 'test/agent-barge-in-wall-clock.test.ts'],

@@ -17,8 +17,7 @@
  * recordings are already narrow, and map to themselves), the five sentences of its LibriVox reader in
  * pocketsphinx-testdata, and the sentences of fit-telephone-transform-sentences.txt synthesised with each 16 kHz
  * flite voice (the channel, not the speaker, is what is fitted). The quietest 5 % of frames (by the wide-band
- * energy cepstrum: padding of digital silence) are left out. What it changed: docs/listening.md, sessions 14
- * and 15.
+ * energy cepstrum: padding of digital silence) are left out. What it changes: docs/measurements.md.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';

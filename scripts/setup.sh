@@ -45,6 +45,8 @@ if [ -f node_modules/.package-lock.json ] && [ node_modules/.package-lock.json -
   say "npm packages up to date"
 else
   say "installing npm packages"
-  npm ci --no-audit --no-fund --loglevel=error || fail "npm ci failed"
+  # onnxruntime-node's install script only downloads GPU (CUDA) binaries, which Shoal does not use: npm 11 does
+  # not run it (package.json allowScripts), and this skips it on npm 10, which runs every install script.
+  ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund --loglevel=error || fail "npm ci failed"
 fi
 say "ready"

@@ -1,5 +1,6 @@
 /** Shoal's root entry: the main classes by name, every part as a namespace. */
 export * as audio from './audio/index.js';
+export * as speech from './speech/index.js';
 export * as engines from './engines/index.js';
 export * as service from './service/index.js';
 export * as client from './client/index.js';

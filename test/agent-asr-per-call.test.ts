@@ -5,7 +5,7 @@ import { createDialogue } from '../agents/index.js';
 import { createFrame, type AudioFrame } from '../src/audio/index.js';
 import { createLocalAgentStack, StreamingEngineSpeechToText, VoiceAgent, type AgentStack } from '../src/agent/index.js';
 import type { Hypothesis, RecognizerOptions, SpeechRecognitionEngine, StreamingRecognizer } from '../src/engines/index.js';
-import { decodeCall, runFileCall } from '../src/transports/file/run-call.js';
+import { decodeCall, runFileCall } from '../src/transports/file/file-call.js';
 import { EnergyVad, FixedDialogue, ToneTts } from './agent-doubles.js';
 import { wordErrorRate } from './service-harness.js';
 

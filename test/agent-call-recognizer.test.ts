@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CallRecognizer } from '../src/agent/stt/call-recognizer.js';
-import type { Expectation } from '../src/agent/expectations.js';
+import type { Expectation } from '../src/speech/index.js';
 import type { Hypothesis, StreamingRecognizer } from '../src/engines/index.js';
 
 /** A recognizer double that records what it was told, in order. */

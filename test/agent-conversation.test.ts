@@ -3,7 +3,7 @@ import { lastValueFrom, toArray } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDialogue } from '../agents/index.js';
 import { createEmbeddedAgentStack, type AgentMode, type EmbeddedAgentStack, type TurnReport } from '../src/agent/index.js';
-import { decodeCall, runFileCall } from '../src/transports/file/run-call.js';
+import { decodeCall, runFileCall } from '../src/transports/file/file-call.js';
 
 interface CallFixture {
   file: string;
@@ -64,9 +64,9 @@ describe.each<AgentMode>(['balanced', 'low-latency'])('conversations on the fixt
     expect(userTurns.map((t) => t.turn)).toEqual([1, 2, 3]);
     const wideband = caller.sampleRate >= 16000;
     const wer = callWer(fixture.turns, userTurns.map((t) => t.userText));
-    // Measured (session 5, both modes alike): booking-16k 3 errors in 17 words (17.6 %), support-16k 0;
-    // booking-8k-ulaw 4 in 17 (23.5 %; streaming pocketsphinx from a telephone cepstral mean loses words in
-    // the first turn; 94 % before that). Bounds at ~1.5 x the measured errors: 4 of 17 and 6 of 17.
+    // Measured (both modes alike): booking-16k 3 errors in 17 words (17.6 %), support-16k 0; booking-8k-ulaw
+    // 4 in 17 (23.5 %; streaming pocketsphinx from a telephone cepstral mean loses words in the first turn).
+    // Bounds at ~1.5 x the measured errors: 4 of 17 and 6 of 17.
     expect(wer).toBeLessThanOrEqual(wideband ? 4 / 17 : 6 / 17);
     // On narrowband audio the words heard may change the caller's intent; the replies then follow what was heard.
     const expected = await expectedReplies(agentName, wideband ? fixture.turns : userTurns.map((t) => t.userText));
@@ -99,9 +99,9 @@ describe('conversation with recognition on the service (/v1/asr per VAD segment)
     const { summary } = await runFileCall(stack.agentFor(createDialogue('receptionist')), caller, { fast: true });
     const userTurns = summary.turns.filter((t) => t.userText !== '');
     expect(userTurns).toHaveLength(3);
-    // Telephone audio is allowed a few more errors, as on the streaming path. Since session 10 it goes to the
-    // service as 8 kHz, heard with the telephone band: on this synthetic call one word more (6 of 17), on the
-    // real human clips fewer (docs/listening.md: held-out short answers 50 -> 25 %).
+    // Telephone audio is allowed a few more errors, as on the streaming path. It goes to the service as 8 kHz,
+    // heard with the telephone band: on this synthetic call one word more (6 of 17), on the real human clips
+    // fewer (docs/measurements.md).
     expect(callWer(fixture.turns, userTurns.map((t) => t.userText))).toBeLessThanOrEqual(caller.sampleRate >= 16000 ? 0.25 : 6 / 17);
     expect(summary.errors).toBe(0);
   }, 180_000);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createDialogue } from '../agents/index.js';
 import { createEmbeddedAgentStack, VoiceAgent } from '../src/agent/index.js';
-import { decodeCall, runFileCall } from '../src/transports/file/run-call.js';
+import { decodeCall, runFileCall } from '../src/transports/file/file-call.js';
 import { AmplitudeStt, callerTrack, EnergyVad, FixedDialogue, ToneTts } from './agent-doubles.js';
 
 const handles = () => process.getActiveResourcesInfo().filter((kind) => kind !== 'TTYWrap' && kind !== 'Timeout').length;

@@ -1,7 +1,7 @@
 import { from } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { VoiceAgent, type DialogueOutput, type TransportEvent } from '../src/agent/index.js';
-import type { Expectation } from '../src/agent/expectations.js';
+import type { Expectation } from '../src/speech/index.js';
 import { VirtualClock } from '../src/pipeline/index.js';
 import { spanAttributes } from '../src/tracing/index.js';
 import { FileTransport } from '../src/transports/file/file-transport.js';

@@ -1,7 +1,7 @@
 import { concatMap, map, Observable, of, timer } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import type { DialogueInput, DialogueOutput, TranscriptEvent, WorkOptions } from '../src/agent/index.js';
-import type { Expectation } from '../src/agent/expectations.js';
+import type { Expectation } from '../src/speech/index.js';
 import type { AudioFrame } from '../src/audio/index.js';
 import { VirtualClock } from '../src/pipeline/index.js';
 import { AmplitudeStt, FixedDialogue } from './agent-doubles.js';

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDialogue } from '../agents/index.js';
 import { createEmbeddedAgentStack, type EmbeddedAgentStack } from '../src/agent/index.js';
-import { decodeCall, runFileCall } from '../src/transports/file/run-call.js';
+import { decodeCall, runFileCall } from '../src/transports/file/file-call.js';
 import { spanAttributePattern, spanAttributes } from '../src/tracing/index.js';
 
 const exporter = new InMemorySpanExporter();

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { parseWav } from '../src/audio/index.js';
-import { runAsr, runTts } from '../src/cli/oneshot-run.js';
+import { runAsr, runTts } from '../src/cli/run-oneshot.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'shoal-oneshot-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -4,8 +4,8 @@
  * set words and scores. The native decoder's results on real speech: listening-human-speech.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import type { Expectation } from '../src/agent/expectations.js';
-import type { PocketSphinxLibrary, Segment } from '../src/engines/pocketsphinx/decoder-binding.js';
+import type { Expectation } from '../src/speech/index.js';
+import type { PocketSphinxLibrary, Segment } from '../src/engines/pocketsphinx/sphinx-library.js';
 import type { Decoded } from '../src/engines/pocketsphinx/decoded.js';
 import { ExpectedSearch, type ExpectedSearchOptions } from '../src/engines/pocketsphinx/expected-search.js';
 

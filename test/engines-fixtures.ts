@@ -1,7 +1,7 @@
 /** Shared by the engines tests: fixture speech, word error rate, simple signal measures. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Expectation } from '../src/agent/expectations.js';
+import type { Expectation } from '../src/speech/index.js';
 import { decodeMuLaw, encodeMuLaw } from '../src/audio/index.js';
 import { resample } from '../src/audio/resampler.js';
 import type { Hypothesis, SpeechRecognitionEngine } from '../src/engines/types.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { loadBands } from '../src/engines/pocketsphinx/band.js';
-import type { PocketSphinxLibrary } from '../src/engines/pocketsphinx/decoder-binding.js';
+import type { PocketSphinxLibrary } from '../src/engines/pocketsphinx/sphinx-library.js';
 import { readGaussianFile } from '../src/engines/pocketsphinx/gaussian-file.js';
 import { defaults } from '../src/engines/pocketsphinx/options.js';
 import { telephoneCepstralMean } from '../src/engines/pocketsphinx/telephone-cepstral-mean.js';

@@ -3,7 +3,8 @@
  * band's starting mean), on a library double that records what ps_process_raw is given.
  */
 import { describe, expect, test } from 'vitest';
-import { SphinxDecoder, type PocketSphinxLibrary } from '../src/engines/pocketsphinx/decoder-binding.js';
+import { SphinxDecoder } from '../src/engines/pocketsphinx/sphinx-decoder.js';
+import type { PocketSphinxLibrary } from '../src/engines/pocketsphinx/sphinx-library.js';
 
 function recordingLibrary() {
   const written: Array<{ samples: number; fullUtterance: boolean }> = [];

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { chunkText, TextChunker, type ChunkerOptions } from '../src/engines/index.js';
 
-// What SERVICE.md promises for chunk_length / min_chunk_length / latency, checked on generated replies
+// What the service API (docs/service-api.md) promises for chunk_length / min_chunk_length / latency, checked on generated replies
 // (seeded, so a failure names a text that can be replayed) and fed whole and in deltas of every size.
 const words = ['the', 'table', 'is', 'booked', 'for', 'two', 'tonight', 'at', 'seven', 'thank', 'you', 'calling', 'our', 'restaurant', 'menu', 'specials'];
 const marks = ['. ', ', ', '; ', '? ', '! ', ' ', ' ', ' ', ' ', ' ', ' '];

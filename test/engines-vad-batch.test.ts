@@ -10,7 +10,7 @@ import { createFrame } from '../src/audio/index.js';
 import { resample } from '../src/audio/resampler.js';
 import { SileroPool, SileroVad, sileroInference } from '../src/engines/index.js';
 import { segmentUtterances } from '../src/pipeline/index.js';
-import { decodeCall } from '../src/transports/file/run-call.js';
+import { decodeCall } from '../src/transports/file/file-call.js';
 import { readPcmWav } from './engines-fixtures.js';
 
 const frame = 512;

@@ -1,11 +1,11 @@
 import { describe, expect, test } from 'vitest';
-import { SileroVad, VadFrameSizeError, WorkerPool, sileroInference, sileroModelPath, sileroSession } from '../src/engines/index.js';
+import { SileroVad, VadFrameSizeError, EnginePool, sileroInference, sileroModelPath, sileroSession } from '../src/engines/index.js';
 import { readFileSync } from 'node:fs';
 import { from, lastValueFrom, toArray } from 'rxjs';
 import { createFrame } from '../src/audio/index.js';
 import { resample } from '../src/audio/resampler.js';
 import { scoreSpeech, segmentUtterances, systemClock } from '../src/pipeline/index.js';
-import { decodeCall } from '../src/transports/file/run-call.js';
+import { decodeCall } from '../src/transports/file/file-call.js';
 import { noise, readPcmWav, speechFixtures, throughTelephoneChannel } from './engines-fixtures.js';
 
 async function probabilities(vad: SileroVad, pcm: Int16Array): Promise<number[]> {
@@ -110,7 +110,7 @@ describe('Silero VAD', () => {
 
   test('runs on a VAD worker thread by default, with the same answers as in this thread', async () => {
     const fixture = speechFixtures()[0]!;
-    const pool = () => [...WorkerPool.all].find((p) => p.options.name === 'silero-vad')!;
+    const pool = () => [...EnginePool.all].find((p) => p.options.name === 'silero-vad')!;
     const inThread = await probabilities(new SileroVad(sileroInference()), fixture.pcm);
     const vad = new SileroVad();
     const before = pool().stats.activeMs;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { VoiceAgent, type AgentEvent, type ConversationMessage, type Expectation } from '../src/agent/index.js';
-import { CallListening, countDigits } from '../src/agent/listening.js';
+import { ExpectedAnswers, countDigits } from '../src/agent/expected-answers.js';
 import { VirtualClock } from '../src/pipeline/index.js';
 import { FileTransport } from '../src/transports/file/file-transport.js';
 import { AmplitudeStt, callerTrack, EnergyVad, ToneTts } from './agent-doubles.js';
@@ -93,7 +93,7 @@ describe('expectations compiled to a JSGF grammar', () => {
 
 describe('endpointing and keypad with expectations', () => {
   it('waits through pauses until the expected digits are heard, and ends a yes/no sooner', () => {
-    const listening = new CallListening(undefined, { digitPauseMs: 1500, yesNoSilenceMs: 300 });
+    const listening = new ExpectedAnswers(undefined, { digitPauseMs: 1500, yesNoSilenceMs: 300 });
     expect(listening.endpointSilenceMs(500, 'four one')).toBe(500);
     listening.expect([{ kind: 'digits', minLength: 4, maxLength: 4 }]);
     expect(listening.endpointSilenceMs(500, 'four one')).toBe(1500);
@@ -104,7 +104,7 @@ describe('endpointing and keypad with expectations', () => {
   });
 
   it('ends keypad entry on # or at the expected length; * starts over', () => {
-    const listening = new CallListening(undefined);
+    const listening = new ExpectedAnswers(undefined);
     listening.expect([{ kind: 'digits', maxLength: 4 }]);
     expect(['4', '1', '9'].map((k) => listening.press(k))).toEqual([undefined, undefined, undefined]);
     expect(listening.press('2')).toBe('4192');
@@ -117,7 +117,7 @@ describe('endpointing and keypad with expectations', () => {
 
   it('hands expectations to the call recognizer', () => {
     const seen: unknown[] = [];
-    const listening = new CallListening({ transcribe: () => { throw new Error('unused'); }, release: () => undefined, expect: (e) => seen.push(e) });
+    const listening = new ExpectedAnswers({ transcribe: () => { throw new Error('unused'); }, release: () => undefined, expect: (e) => seen.push(e) });
     listening.expect([{ kind: 'yes-no' }]);
     listening.expect([]);
     expect(seen).toEqual([[{ kind: 'yes-no' }], undefined]);

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createEmbeddedAgentStack, type AgentEvent, type Expectation } from '../src/agent/index.js';
 import { PocketSphinxEngine } from '../src/engines/pocketsphinx/index.js';
-import { decodeCall, runFileCall } from '../src/transports/file/run-call.js';
+import { decodeCall, runFileCall } from '../src/transports/file/file-call.js';
 import { loadScriptedDialogue } from '../plugins/index.js';
 import { cardExpectations, readPcmWav, streamToRecognizer, throughTelephoneChannel, withLineNoise, wordErrors } from './engines-fixtures.js';
 
@@ -43,9 +43,9 @@ describe('pocketsphinx with expectations, on real voices', () => {
   }, 60_000);
 
   it('decodes telephone audio from the telephone mean when told it is telephone audio (telephoneBand)', async () => {
-    // On an engine that does not look at the band itself. (Until session 15 this was dev_11's digits: with the
-    // telephone band's model of session 15 they are "fire nine four six" when told, the grammar's answer losing
-    // 7.95 per frame; "five nine four six" with the band detected, narrowed by its low-pass. docs/listening.md.)
+    // On an engine that does not look at the band itself. (dev_11's digits are not used here: with the telephone
+    // band's model they are "fire nine four six" when told, the grammar's answer losing 7.95 per frame; "five nine
+    // four six" with the band detected, narrowed by its low-pass.)
     const telephone = await throughTelephoneChannel(clip('dev_04.wav'));
     const expectations = [{ kind: 'choice' as const, options: ['go', 'stop', 'up', 'down', 'left', 'right', 'on', 'off'] }];
     expect(await bandBlind.transcribe(telephone, { expectations })).toMatchObject({ expected: false });
@@ -56,8 +56,8 @@ describe('pocketsphinx with expectations, on real voices', () => {
     // Under -85 dBFS of noise, ungated, the noise frames drag the cepstral mean the grammar passes normalise by
     // (digital silence is left out of it): these were heard "stalling", "the" and "united".
     const command = [{ kind: 'choice' as const, options: ['go', 'stop', 'up', 'down', 'left', 'right', 'on', 'off'] }];
-    // (Until session 15 also dev_07's "nine", a telephone recording: with that session's telephone model, under
-    // this noise, the grammar's "nine" loses 8.6 per frame to the open "nice"; docs/listening.md, Known limits.)
+    // (Not dev_07's "nine", a telephone recording: with the telephone model, under this noise, the grammar's
+    // "nine" loses 8.6 per frame to the open "nice"; docs/listening.md, Known limits.)
     const answers = [
       { file: 'dev_04.wav', text: 'stop', expectations: command },
       { file: 'dev_06.wav', text: 'seven', expectations: [{ kind: 'digits' as const }] },
@@ -78,8 +78,8 @@ describe('pocketsphinx with expectations, on real voices', () => {
   }, 60_000);
 
   it("hears telephone audio with the telephone band's model: the first digit of a telephone recording, a yes through the channel", async () => {
-    // With the model of session 14 and before, the grammar search heard dev_09's "three" as "two" decoded whole,
-    // and dev_01's "yes" through the telephone channel as "yeah" (docs/listening.md, session 15).
+    // Without the telephone band's model the grammar search hears dev_09's "three" as "two" decoded whole, and
+    // dev_01's "yes" through the telephone channel as "yeah".
     expect(await engine.transcribe(clip('dev_09.wav'), { expectations: [{ kind: 'digits' }] })).toMatchObject({ text: 'three one five eight', expected: true });
     const yes = await throughTelephoneChannel(clip('dev_01.wav'));
     expect(await bandBlind.transcribe(yes, { expectations: [{ kind: 'yes-no' }], telephoneBand: true })).toMatchObject({ text: 'yes', expected: true });
@@ -98,7 +98,7 @@ describe('pocketsphinx with expectations, on real voices', () => {
   it('hears four digits said with pauses as four digits, with no digit heard in a pause', async () => {
     // With the decoder's word insertion penalty in the grammar passes (-wip 0.65) these were "five two nine four
     // six" and, under -85 dBFS of line noise, "five two nine four two eight".
-    // (Streamed as a first answer under line noise, the telephone model of session 15 hears a digit in a pause
+    // (Streamed as a first answer under line noise, the telephone model hears a digit in a pause
     // again at -70 dBFS, and loses the answer at -85 and -60: docs/listening.md, Known limits.)
     const digits = [{ kind: 'digits' as const }];
     expect(await engine.transcribe(clip('dev_11.wav'), { expectations: digits })).toMatchObject({ text: 'five nine four six', expected: true });

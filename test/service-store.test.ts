@@ -15,7 +15,7 @@ import {
   type SqliteStores,
   type VoiceModelRecord,
 } from '../src/service/store/index.js';
-import { addCredit, createKey, listKeys, revokeKey } from '../src/service/store/cli.js';
+import { addCredit, createKey, listKeys, revokeKey } from '../src/cli/run-keys.js';
 
 let dir: string;
 let stores: SqliteStores;

@@ -6,7 +6,7 @@ import type { AgentEvent } from '../src/agent/index.js';
 import type { TransportEvent } from '../src/agent/contracts.js';
 import { decodeMuLaw } from '../src/audio/index.js';
 import { startDemoServer, type DemoServer } from '../src/transports/browser/index.js';
-import type { CallRequest } from '../src/transports/call-session.js';
+import type { CallRequest } from '../src/transports/call-request.js';
 import {
   CallControlError,
   placeCall,

@@ -81,9 +81,8 @@ describe('shoal agent: the app behind the demo page', () => {
     const answered = call.turns.filter((t) => t.userText);
     // What the caller said, heard through mu-law at 8 kHz in real time, from the telephone cepstral mean and
     // with the telephone band's model: "hello hi would like to but the table for two people tonight" / "yes that
-    // sounds good" / "the night", 5 errors in 17 words (measured, session 15; until then "hello i'm like with the
-    // cable ..." / "yep ..." / "goodbye", 7 errors). The synthetic "goodbye" is heard "the night" since
-    // session 15 (the grammar's "goodbye" loses 7.8 per frame; docs/listening.md, Known limits); the scripted
+    // sounds good" / "the night", 5 errors in 17 words (docs/measurements.md). The synthetic "goodbye" is heard
+    // "the night" (the grammar's "goodbye" loses 7.8 per frame; docs/listening.md, Known limits); the scripted
     // replies of this call, goodbye included, are checked through `shoal talk` (dialogue-fixture-calls.test.ts).
     // Bound: 1.5 x 7.
     expect(answered).toHaveLength(3);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import type { AudioFrame } from '../src/audio/index.js';
 import { startDemoServer, type BrowserTransport, type DemoServer, type ServerMessage } from '../src/transports/browser/index.js';
-import type { CallRequest } from '../src/transports/call-session.js';
+import type { CallRequest } from '../src/transports/call-request.js';
 
 /** A loopback "agent": plays every caller frame straight back and remembers what it was given. */
 const calls: { transport: BrowserTransport; request: CallRequest; frames: AudioFrame[]; stopped: boolean }[] = [];

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import type { TransportEvent } from '../src/agent/contracts.js';
-import { AgentBusyError, type CallRequest } from '../src/transports/call-session.js';
+import { AgentBusyError, type CallRequest } from '../src/transports/call-request.js';
 import {
   busyLineDefaults,
   StreamTokens,

@@ -4,7 +4,7 @@ import { WebSocket } from 'ws';
 import { decodeMuLaw, encodeMuLaw, parseWav, type AudioFrame } from '../src/audio/index.js';
 import type { TransportEvent } from '../src/agent/contracts.js';
 import { startDemoServer, type DemoServer } from '../src/transports/browser/index.js';
-import type { CallRequest } from '../src/transports/call-session.js';
+import type { CallRequest } from '../src/transports/call-request.js';
 import type { TelephonyTransport } from '../src/transports/telephony/index.js';
 import { twilioStart } from './twilio-stream-messages.js';
 

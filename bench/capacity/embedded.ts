@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { createDialogue } from '../../agents/index.js';
 import { createEmbeddedAgentStack } from '../../src/agent/index.js';
-import { WorkerPool } from '../../src/engines/workers/index.js';
-import { decodeCall, runFileCall } from '../../src/transports/file/run-call.js';
+import { EnginePool } from '../../src/engines/pool/index.js';
+import { decodeCall, runFileCall } from '../../src/transports/file/file-call.js';
 import { concurrentRun, largestWithin, mb, p, round, settledMemory } from './measure.js';
 
 const fixture = new URL('../../test/fixtures/calls/booking-16k.wav', import.meta.url);
@@ -13,7 +13,7 @@ const fixture = new URL('../../test/fixtures/calls/booking-16k.wav', import.meta
 const tailMs = 5000;
 
 /** Milliseconds each engine pool's threads have worked so far. */
-const poolActiveMs = () => Object.fromEntries([...WorkerPool.all].map((pool) => [pool.options.name, pool.stats.activeMs]));
+const poolActiveMs = () => Object.fromEntries([...EnginePool.all].map((pool) => [pool.options.name, pool.stats.activeMs]));
 
 export async function embeddedCapacity(counts: number[], staggerMs: number) {
   const recording = await decodeCall(readFileSync(fixture));

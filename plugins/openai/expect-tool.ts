@@ -1,23 +1,11 @@
 import { z } from 'zod';
-import type { Expectation } from '../../src/agent/index.js';
+import { expectationSchema, type Expectation } from '../../src/speech/index.js';
 import { defineTool } from './tools.js';
-
-const expectation = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('free') }),
-  z.object({ kind: z.literal('yes-no') }),
-  z.object({ kind: z.literal('digits'), minLength: z.number().int().min(1).optional(), maxLength: z.number().int().min(1).optional() }),
-  z.object({ kind: z.literal('number'), min: z.number().optional(), max: z.number().optional() }),
-  z.object({ kind: z.literal('time') }),
-  z.object({ kind: z.literal('date') }),
-  z.object({ kind: z.literal('choice'), options: z.array(z.string()).min(1) }),
-  z.object({ kind: z.literal('phrases'), phrases: z.array(z.string()).min(1), keywords: z.array(z.string()).optional() }),
-  z.object({ kind: z.literal('name'), names: z.array(z.string()).min(1) }),
-]) satisfies z.ZodType<Expectation>;
 
 export const EXPECT_TOOL = 'expect_answer';
 
 const parameters = z.object({
-  expectations: z.array(expectation).min(1).describe('What the caller may answer; several when any of them fits.'),
+  expectations: z.array(expectationSchema).min(1).describe('What the caller may answer; several when any of them fits.'),
 });
 
 /**

@@ -14,8 +14,7 @@ export interface AdmissionOptions {
 
 /**
  * CPU one call of the embedded stack costs the process, in ms per second of call: bench/capacity.ts
- * `cpu_ms_per_call_second` at 1 call, 225-256 in four session-4 runs on 2 cores at load 1.8-7.7 (275 in session
- * 3, before flite reused its instance and the recognizer took `-maxhmmpf 7500 -maxwpf 20`); recognition about
+ * `cpu_ms_per_call_second` at 1 call, 225-256 on 2 cores (docs/measurements.md); recognition about
  * three quarters of it, the event loop (VAD, RxJS, live TTS socket) most of the rest.
  */
 export const embeddedCallCpuMsPerSecond = 240;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../logging/index.js';
 import type { AgentEvent } from './events.js';
-import type { CallSession } from './session.js';
+import type { CallSession } from './call-session.js';
 
 /**
  * Logs one call through a child of `logger` carrying the call id and trace id: a line when it starts, one per

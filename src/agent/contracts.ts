@@ -1,7 +1,6 @@
 import type { Observable } from 'rxjs';
 import type { AudioFrame } from '../audio/frame.js';
-import type { WordTiming } from '../engines/types.js';
-import type { Expectation } from './expectations.js';
+import type { Expectation, WordTiming } from '../speech/index.js';
 
 /** W3C trace context of a call, as carried by its transport. */
 export interface CallTraceContext {

@@ -1,4 +1,4 @@
-import type { Expectation } from './expectations.js';
+import type { Expectation } from '../speech/index.js';
 
 /** Timings of one turn, all in ms; a figure is absent when its stage did not run (e.g. a greeting has no ASR). */
 export interface TurnMetrics {
@@ -32,7 +32,7 @@ export interface TurnReport {
   readonly agent_text: string;
 }
 
-/** A turn as `shoal talk --json` prints it (the wire keys of DESIGN.md): `{turn, user_text, agent_text, interrupted, metrics}`. */
+/** A turn as `shoal talk --json` prints it (snake_case wire keys): `{turn, user_text, agent_text, interrupted, metrics}`. */
 export interface TurnRecord {
   turn: number;
   user_text: string;

@@ -10,9 +10,9 @@
  * `modeDefaults`, the rest in `agentDefaults`.
  */
 export * from './contracts.js';
-export { isOpenVocabulary, noAnswers, yesAnswers, type Expectation, type ExpectationKind } from './expectations.js';
+export { isOpenVocabulary, noAnswers, yesAnswers, type Expectation, type ExpectationKind } from '../speech/index.js';
 export { VoiceAgent } from './voice-agent.js';
-export { CallSession } from './session.js';
+export { CallSession } from './call-session.js';
 export { defaults as agentDefaults, type VoiceAgentOptions, type InterruptionOptions } from './options.js';
 export { defaults as failureDefaults, FailurePolicy, failureStage, type FailureOptions, type FailureVerdict } from './failure-policy.js';
 export { defaults as modeDefaults, interimEveryMsOf, modeSettings, type AgentMode, type ModeSettings } from './modes.js';

@@ -1,4 +1,4 @@
-import type { ListeningOptions } from './listening.js';
+import type { ListeningOptions } from './expected-answers.js';
 import type { Tracer } from '@opentelemetry/api';
 import type { Logger } from '../logging/index.js';
 import type { VoiceActivityDetector } from '../engines/index.js';

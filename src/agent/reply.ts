@@ -1,7 +1,7 @@
 import { SpanStatusCode, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import { catchError, filter, map, Observable, ReplaySubject, Subject, tap, throwError, type Subscription } from 'rxjs';
 import type { AudioFrame } from '../audio/index.js';
-import type { Expectation } from './expectations.js';
+import type { Expectation } from '../speech/index.js';
 import { chunkText, type ChunkOptions } from '../pipeline/chunk-text.js';
 import type { Clock } from '../pipeline/clock.js';
 import { playOut, type PacedPlayout, type PlayoutControl, type PlayoutOptions, type PlayoutSink } from '../pipeline/playout.js';

@@ -2,7 +2,7 @@ import { logCall } from './call-log.js';
 import type { Transport } from './contracts.js';
 import type { VoiceAgentOptions } from './options.js';
 import { resolveAgentOptions, type ResolvedAgentOptions } from './resolve-options.js';
-import { CallSession } from './session.js';
+import { CallSession } from './call-session.js';
 import { ensureContextManager } from './tracing.js';
 
 /**

@@ -1,7 +1,7 @@
 import { UnsupportedAudioSettingError } from './errors.js';
 import { OPUS_AUTO_BITRATE } from './opus-encoder.js';
 
-/** Output formats of the speech service (SERVICE.md, "Audio formats"). */
+/** Output formats of the speech service (docs/service-api.md, audio formats). */
 export type AudioFormat = 'wav' | 'pcm' | 'mp3' | 'opus';
 
 export const AUDIO_FORMATS: readonly AudioFormat[] = ['wav', 'pcm', 'mp3', 'opus'];

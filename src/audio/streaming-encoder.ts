@@ -52,7 +52,7 @@ export function inlineEncoder(inner: StreamingEncoder): AsyncStreamingEncoder {
 
 export interface EncoderOptions {
   format: AudioFormat;
-  /** Output rate; null/undefined means the format's default (SERVICE.md "Audio formats"). */
+  /** Output rate; null/undefined means the format's default (docs/service-api.md, audio formats). */
   sampleRate?: number | null;
   /** Rate of the PCM that will be written; resampled to `sampleRate` when different. Defaults to `sampleRate`. */
   inputSampleRate?: number;

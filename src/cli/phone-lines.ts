@@ -12,7 +12,7 @@ import {
   isSipUri,
   type CarrierCallControl,
 } from '../transports/telephony/index.js';
-import type { CallMode } from '../transports/call-session.js';
+import type { CallMode } from '../transports/call-request.js';
 import { TransferTargetError } from '../transports/transfer-target.js';
 
 /** What `shoal agent` and `shoal call` need to know about the phone side; env fills what the flags leave out. */

@@ -9,13 +9,13 @@ import {
 } from '../agent/index.js';
 import { startEmbeddedService, type EmbeddedService } from '../service/index.js';
 import { SpokenCaptions, startDemoServer, toBrowserMessages, type DemoServer, type AgentListing } from '../transports/browser/index.js';
-import { AgentBusyError, CallRejectedError, type CallRequest, type RunningCall } from '../transports/call-session.js';
+import { AgentBusyError, CallRejectedError, type CallRequest, type RunningCall } from '../transports/call-request.js';
 import { CallAdmission } from '../agent/admission.js';
-import { recordTurn, watchAdmission } from '../metrics/index.js';
+import { recordTurn, watchAdmission } from '../agent/call-metrics.js';
 import { agents, createDialogue, UnknownAgentError } from '../../agents/index.js';
 import { loadScript, ScriptedDialogue, type DialogueScript } from '../../plugins/index.js';
 import { createLogger, type Logger } from '../logging/index.js';
-import type { AgentCommandOptions } from './commands/agent.js';
+import type { AgentCommandOptions } from './options.js';
 import { defaults as llmDefaults, llmDialogue, type LlmCommandOptions } from './llm-options.js';
 import { parseTransferTargets, PhoneLines } from './phone-lines.js';
 import { asrChoice, callEngines, describeSpeech, sttFor } from './speech-engines.js';

@@ -1,5 +1,5 @@
 import { isPhoneNumber } from '../transports/telephony/index.js';
-import type { CallCommandOptions } from './commands/call.js';
+import type { CallCommandOptions } from './options.js';
 import { PhoneSetupError } from './phone-lines.js';
 import { startAgentApp } from './run-agent.js';
 import { createLogger } from '../logging/index.js';

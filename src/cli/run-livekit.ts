@@ -9,7 +9,7 @@ import {
   type DispatchCredentials,
   type WorkerEvent,
 } from '../transports/livekit/index.js';
-import type { LiveKitCommandOptions } from './commands/livekit.js';
+import type { LiveKitCommandOptions } from './options.js';
 import { dialogueSource, speechService } from './run-agent.js';
 import { asrChoice, callEngines, describeSpeech, sttFor } from './speech-engines.js';
 

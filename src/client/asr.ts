@@ -9,7 +9,7 @@ import { msgpackBody } from './request-body.js';
 import { startCallTrace } from './tracing.js';
 import type { Transcription } from './types.js';
 import { spanAttributes } from '../tracing/index.js';
-import type { Expectation } from '../agent/expectations.js';
+import type { Expectation } from '../speech/index.js';
 
 export interface TranscribeOptions extends CallOptions {
   /** ISO code such as `en`; auto-detected when omitted. */

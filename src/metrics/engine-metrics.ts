@@ -1,5 +1,5 @@
 import { Counter, Gauge } from 'prom-client';
-import { WorkerPool, type PoolStats } from '../engines/workers/index.js';
+import { EnginePool, type PoolStats } from '../engines/pool/index.js';
 import { metricsRegistry } from './registry.js';
 
 function poolGauge(name: string, help: string, read: (stats: PoolStats) => number): void {
@@ -10,7 +10,7 @@ function poolGauge(name: string, help: string, read: (stats: PoolStats) => numbe
     registers: [metricsRegistry],
     collect() {
       this.reset();
-      for (const pool of WorkerPool.all) this.set({ pool: pool.options.name }, read(pool.stats));
+      for (const pool of EnginePool.all) this.set({ pool: pool.options.name }, read(pool.stats));
     },
   });
 }
@@ -27,6 +27,6 @@ new Counter({
   registers: [metricsRegistry],
   collect() {
     this.reset();
-    for (const pool of WorkerPool.all) this.inc({ pool: pool.options.name }, pool.stats.activeMs / 1000);
+    for (const pool of EnginePool.all) this.inc({ pool: pool.options.name }, pool.stats.activeMs / 1000);
   },
 });

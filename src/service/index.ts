@@ -1,4 +1,4 @@
-/** The self-hosted speech service (SERVICE.md + PROTOCOL.md) on local engines. */
+/** The self-hosted speech service (docs/service-api.md, docs/realtime-protocol.md) on local engines. */
 export { createSpeechService, defaults as speechServiceDefaults } from './server.js';
 export type { SpeechService, SpeechServiceOptions } from './server.js';
 export { startEmbeddedService } from './embedded.js';
@@ -10,7 +10,7 @@ export { BuiltinVoices, builtinVoices, describeBuiltinVoices, type BuiltinVoice 
 export { defaultLimits, type ServiceContext, type ServiceEngines, type ServiceLimits } from './context.js';
 export { RequestValidationError, type ValidationIssue } from './http/errors.js';
 export { modelIds, defaultModel, modelProfiles, type ModelId, type ModelProfile } from './tts/models.js';
-export type { LiveOptions } from './live/endpoint.js';
+export type { LiveOptions } from './live/options.js';
 export {
   answerClientError,
   answerRawSocket,

@@ -15,7 +15,8 @@ import { installMsgpackParser } from './http/content-type.js';
 import { registerTtsRoutes } from './tts/routes.js';
 import { registerAsrRoute } from './asr/route.js';
 import { registerVoiceDesignRoute } from './voice-design/route.js';
-import { LiveEndpoint, defaults as liveDefaults, type LiveOptions } from './live/endpoint.js';
+import { LiveEndpoint } from './live/endpoint.js';
+import { defaults as liveDefaults, type LiveOptions } from './live/options.js';
 import type { Logger } from '../logging/index.js';
 
 export interface SpeechServiceOptions {
@@ -63,7 +64,7 @@ export interface SpeechService {
   close(): Promise<void>;
 }
 
-/** Builds the speech service of SERVICE.md: TTS, SSE with timestamps, live WebSocket, ASR and voice design. */
+/** Builds the speech service of docs/service-api.md: TTS, SSE with timestamps, live WebSocket, ASR and voice design. */
 export async function createSpeechService(options: Partial<SpeechServiceOptions> = {}): Promise<SpeechService> {
   const settings = { ...defaults, ...options };
   const accounts = settings.accounts ?? singleKey(settings.apiKey);

@@ -2,7 +2,7 @@
 export * from './browser/index.js';
 export * from './telephony/index.js';
 export * from './file/index.js';
-export { AgentBusyError, CallRejectedError, callTraceparent, isCallMode, type CallMode, type CallRequest, type RunningCall, type CallSession, type StartCall } from './call-session.js';
+export { AgentBusyError, CallRejectedError, callTraceparent, isCallMode, type CallMode, type CallRequest, type RunningCall, type CallSession, type StartCall } from './call-request.js';
 export { PlayoutRateConverter } from './playout-rate.js';
 export { TransferTargetError } from './transfer-target.js';
 export * from './livekit/index.js';

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { RunningCall } from './call-session.js';
+import type { RunningCall } from './call-request.js';
 
 /** What a call's transport must offer so that its call can be ended from outside. */
 export interface EndableTransport {

@@ -1,5 +1,5 @@
 import type { Hypothesis, StreamingRecognizer } from '../../engines/index.js';
-import type { Expectation } from '../expectations.js';
+import type { Expectation } from '../../speech/index.js';
 
 /**
  * One streaming recognizer shared by the utterances of one call, made on first use. Its operations run

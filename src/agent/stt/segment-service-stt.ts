@@ -1,9 +1,8 @@
 import { Observable } from 'rxjs';
 import type { AudioFrame } from '../../audio/index.js';
 import { encodeWav, resample } from '../../audio/index.js';
-import type { WordTiming } from '../../engines/index.js';
+import type { Expectation, WordTiming } from '../../speech/index.js';
 import type { CallAudio, CallSpeechToText, SpeechToText, TranscriptEvent, WorkOptions } from '../contracts.js';
-import type { Expectation } from '../expectations.js';
 import { traceparentOf } from '../tracing.js';
 import { isTelephoneBand } from './call-band.js';
 

@@ -1,7 +1,7 @@
 import { concatMap, from, Observable, type Observable as Obs } from 'rxjs';
 import type { AudioFrame } from '../../audio/index.js';
 import { splitFrame } from '../../audio/index.js';
-import type { WordTiming } from '../../engines/index.js';
+import type { WordTiming } from '../../speech/index.js';
 import type { SpeechRequest, SpokenWord, TextToSpeech } from '../contracts.js';
 import { traceparentOf } from '../tracing.js';
 

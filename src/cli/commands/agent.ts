@@ -1,35 +1,8 @@
 import { Command, Option } from 'commander';
-import type { LogLevel } from '../../logging/index.js';
-import { addLlmOptions, type LlmCommandOptions } from '../llm-options.js';
+import { addLlmOptions } from '../llm-options.js';
+import type { AgentCommandOptions } from '../options.js';
 import { logLevelOption, parsePort, parsePositiveInteger } from '../parse.js';
-import { asrOption, maxCallsDefaultHelp, type AsrChoice } from '../speech-engines.js';
-
-export interface AgentCommandOptions extends LlmCommandOptions {
-  agent: string;
-  host: string;
-  port: number;
-  mode: 'low-latency' | 'balanced';
-  script?: string;
-  serviceUrl?: string;
-  apiKey?: string;
-  /** Where speech is recognised; default: the service with `serviceUrl`, else local (`asrChoice`). */
-  asr?: AsrChoice;
-  logLevel?: LogLevel;
-  /** Other web origins whose pages may open calls; the page's own always may. */
-  allowOrigin?: string[];
-  /** Browser calls must carry this token (default $SHOAL_AGENT_TOKEN). */
-  accessToken?: string;
-  /** Calls taken at once; default: from the cores and what a call on these engines costs (`defaultMaxCalls`). */
-  maxCalls?: number;
-  /** On SIGTERM, the longest wait for calls in progress to end before they are cut. */
-  drainTimeoutMs?: number;
-  /** Public https URL carriers reach this server at (env SHOAL_PUBLIC_URL): turns on Twilio's answer webhook and stream tokens. */
-  publicUrl?: string;
-  /** NAME=NUMBER pairs a dialogue's `transfer_call {to: NAME}` goes to. */
-  transfer?: string[];
-  /** Where `transfer_call` goes without a known name. */
-  transferTo?: string;
-}
+import { asrOption, maxCallsDefaultHelp } from '../speech-engines.js';
 
 /** The phone options `shoal agent` and `shoal call` share. */
 export function addPhoneOptions(command: Command): Command {

@@ -1,11 +1,7 @@
 import { Command, Option } from 'commander';
 import { parsePort } from '../parse.js';
-import { addPhoneOptions, type AgentCommandOptions } from './agent.js';
-
-export interface CallCommandOptions extends AgentCommandOptions {
-  from?: string;
-  machineDetection: boolean;
-}
+import { addPhoneOptions } from './agent.js';
+import type { CallCommandOptions } from '../options.js';
 
 export function registerCall(program: Command): void {
   const command = program

@@ -11,17 +11,17 @@ export function registerKeys(program: Command): void {
     .option('--expires <date>', 'expiry date (ISO 8601)')
     .option('--credit <amount>', 'starting credit for a new user', parsePositiveNumber)
     .option('--data <dir>', 'service data directory', '.shoal/data')
-    .action(async (options) => (await import('../../service/store/cli.js')).createKey(options));
+    .action(async (options) => (await import('../run-keys.js')).createKey(options));
   keys
     .command('list')
     .description('list API keys (names, users, expiry; never the keys)')
     .option('--data <dir>', 'service data directory', '.shoal/data')
-    .action(async (options) => (await import('../../service/store/cli.js')).listKeys(options));
+    .action(async (options) => (await import('../run-keys.js')).listKeys(options));
   keys
     .command('revoke <keyId>')
     .description('revoke an API key by its id')
     .option('--data <dir>', 'service data directory', '.shoal/data')
-    .action(async (keyId: string, options) => (await import('../../service/store/cli.js')).revokeKey(keyId, options));
+    .action(async (keyId: string, options) => (await import('../run-keys.js')).revokeKey(keyId, options));
 }
 
 export function registerCredit(program: Command): void {
@@ -31,6 +31,6 @@ export function registerCredit(program: Command): void {
     .description('add credit to a user')
     .option('--data <dir>', 'service data directory', '.shoal/data')
     .action(async (userId: string, amount: string, options) =>
-      (await import('../../service/store/cli.js')).addCredit(userId, parsePositiveNumber(amount), options),
+      (await import('../run-keys.js')).addCredit(userId, parsePositiveNumber(amount), options),
     );
 }

@@ -1,30 +1,8 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { addLlmOptions, type LlmCommandOptions } from '../llm-options.js';
+import { addLlmOptions } from '../llm-options.js';
+import type { LiveKitCommandOptions } from '../options.js';
 import { parsePositiveInteger, parsePositiveNumber } from '../parse.js';
-import { asrOption, maxCallsDefaultHelp, type AsrChoice } from '../speech-engines.js';
-
-export interface LiveKitCommandOptions extends LlmCommandOptions {
-  url?: string;
-  apiKey?: string;
-  apiSecret?: string;
-  agentName: string;
-  jobType: 'room' | 'publisher' | 'participant';
-  agent: string;
-  script?: string;
-  mode: 'low-latency' | 'balanced';
-  serviceUrl?: string;
-  serviceKey?: string;
-  /** Where speech is recognised; default: the service with `serviceUrl`, else local (`asrChoice`). */
-  asr?: AsrChoice;
-  maxCalls?: number;
-  loadThreshold: number;
-  callerIdentity?: string;
-  callerKind?: string;
-  endCall: 'delete-room' | 'remove-caller' | 'leave';
-  transfer?: Record<string, string>;
-  transferTo?: string;
-  drainTimeout: number;
-}
+import { asrOption, maxCallsDefaultHelp } from '../speech-engines.js';
 
 function parseTransfer(value: string, previous: Record<string, string> = {}): Record<string, string> {
   const at = value.indexOf('=');

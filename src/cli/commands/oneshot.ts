@@ -1,10 +1,5 @@
 import { Command } from 'commander';
 
-export interface ServiceConnectionOptions {
-  serviceUrl?: string;
-  apiKey?: string;
-}
-
 function connectionOptions(command: Command): Command {
   return command
     .option('--service-url <url>', 'speech service base URL (default: the self-hosted service, in-process)')
@@ -21,7 +16,7 @@ export function registerTts(program: Command): void {
       .option('--speed <n>', 'speaking rate 0.5 to 2.0', Number)
       .option('--sample-rate <hz>', 'output sample rate', Number)
       .option('--model <model>', 'TTS model header', 's2.1-pro-free'),
-  ).action(async (text: string, options) => (await import('../oneshot-run.js')).runTts(text, options));
+  ).action(async (text: string, options) => (await import('../run-oneshot.js')).runTts(text, options));
 }
 
 export function registerAsr(program: Command): void {
@@ -31,5 +26,5 @@ export function registerAsr(program: Command): void {
       .description('transcribe an audio file (WAV, MP3, Opus, FLAC)')
       .option('--language <code>', 'language code such as en')
       .option('--json', 'print the full result with timed segments as JSON'),
-  ).action(async (file: string, options) => (await import('../oneshot-run.js')).runAsr(file, options));
+  ).action(async (file: string, options) => (await import('../run-oneshot.js')).runAsr(file, options));
 }

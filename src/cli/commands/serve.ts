@@ -1,19 +1,7 @@
 import type { Command } from 'commander';
-import type { LogLevel } from '../../logging/index.js';
 import { logLevelOption, parsePort, parsePositiveInteger } from '../parse.js';
+import type { ServeCommandOptions } from '../options.js';
 import { describeBuiltinVoices } from '../../service/builtin-voices.js';
-
-export interface ServeOptions {
-  host: string;
-  port: number;
-  data: string;
-  devKey?: string;
-  logLevel: LogLevel;
-  /** On SIGTERM/SIGINT, the longest wait for requests in progress before closing. */
-  drainTimeoutMs: number;
-  /** HTTP TTS responses synthesised at once; one more gets 503 + Retry-After (default: one per core). */
-  ttsStreams?: number;
-}
 
 export function registerServe(program: Command): void {
   program
@@ -32,8 +20,8 @@ export function registerServe(program: Command): void {
         '\nmodel header: s1, s2-pro, s2.1-pro, s2.1-pro-free (default); voice design: voice-design-1.' +
         '\nProbes (no API key): GET /healthz, GET /readyz (503 while draining), GET /metrics (Prometheus).',
     )
-    .action(async ({ drainTimeout, ...rest }: Omit<ServeOptions, 'drainTimeoutMs'> & { drainTimeout: number }) => {
-      const { runServe } = await import('../../service/cli.js');
+    .action(async ({ drainTimeout, ...rest }: Omit<ServeCommandOptions, 'drainTimeoutMs'> & { drainTimeout: number }) => {
+      const { runServe } = await import('../run-serve.js');
       await runServe({ ...rest, drainTimeoutMs: drainTimeout });
     });
 }

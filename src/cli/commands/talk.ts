@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import type { TalkOptions } from '../../transports/file/talk.js';
+import type { TalkCommandOptions } from '../options.js';
 import { logLevelOption } from '../parse.js';
 import { addLlmOptions } from '../llm-options.js';
 
@@ -15,8 +15,8 @@ export function registerTalk(program: Command): void {
     .option('--json', 'print one JSON object per turn on stdout')
     .option('--fast', 'play the caller faster than real time')
     .addOption(logLevelOption('warn'));
-  addLlmOptions(command).action(async (options: TalkOptions) => {
-    const { runTalk } = await import('../../transports/file/talk.js');
+  addLlmOptions(command).action(async (options: TalkCommandOptions) => {
+    const { runTalk } = await import('../run-talk.js');
     await runTalk(options);
   });
 }

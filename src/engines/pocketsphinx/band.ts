@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Band, PocketSphinxLibrary } from './decoder-binding.js';
+import type { Band } from './sphinx-decoder.js';
+import type { PocketSphinxLibrary } from './sphinx-library.js';
 import { telephoneCepstralMean } from './telephone-cepstral-mean.js';
 import { telephoneModelFiles } from './telephone-model.js';
 import { identityTransform, telephoneTransform, transformFileText } from './telephone-transform.js';

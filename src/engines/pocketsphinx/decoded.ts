@@ -1,5 +1,5 @@
 import type { Hypothesis, WordTiming } from '../types.js';
-import type { PocketSphinxLibrary, Segment } from './decoder-binding.js';
+import type { PocketSphinxLibrary, Segment } from './sphinx-library.js';
 import { frameMs } from './options.js';
 
 /** A search's result for one utterance and its acoustic score (log-likelihood, pocketsphinx units). */

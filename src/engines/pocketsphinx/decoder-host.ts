@@ -1,8 +1,8 @@
 import { EngineUnavailableError } from '../types.js';
 import { startModuleWorker } from '../module-worker.js';
-import { WorkerPool, type PinnedWorker, type RunOptions, type WorkerPoolOptions } from '../workers/index.js';
+import { EnginePool, type PinnedWorker, type RunOptions, type EnginePoolOptions } from '../pool/index.js';
 import { installHint, type PocketSphinxOptions } from './options.js';
-import type { Expectation } from '../../agent/expectations.js';
+import type { Expectation } from '../../speech/index.js';
 import type { DecoderReply, DecoderRequest } from './protocol.js';
 
 type RequestBody = DecoderRequest extends infer R ? (R extends DecoderRequest ? Omit<R, 'seq'> : never) : never;
@@ -25,14 +25,14 @@ export interface DecoderLease {
  * pool's queue is full.
  */
 export class DecoderHost {
-  private readonly pool: WorkerPool<RequestBody, DecoderReply>;
+  private readonly pool: EnginePool<RequestBody, DecoderReply>;
   private leases = 0;
   private static readonly byOptions = new Map<string, DecoderHost>();
   /** Milliseconds the most recent decoder construction took in a worker (model load). */
   lastDecoderInitMs: number | undefined;
 
-  constructor(options: PocketSphinxOptions, pool: Partial<Omit<WorkerPoolOptions, 'name'>> = {}) {
-    this.pool = new WorkerPool((index) => startModuleWorker(import.meta.url, 'decoder-worker', { options, index }), { name: 'pocketsphinx', pinsBeforeStarting: 2, ...pool });
+  constructor(options: PocketSphinxOptions, pool: Partial<Omit<EnginePoolOptions, 'name'>> = {}) {
+    this.pool = new EnginePool((index) => startModuleWorker(import.meta.url, 'decoder-worker', { options, index }), { name: 'pocketsphinx', pinsBeforeStarting: 2, ...pool });
   }
 
   static shared(options: PocketSphinxOptions): DecoderHost {

@@ -1,4 +1,4 @@
-import type { SphinxDecoder } from './decoder-binding.js';
+import type { SphinxDecoder } from './sphinx-decoder.js';
 
 /** How many decoders one worker may load and keep. */
 export interface DecoderLimits {

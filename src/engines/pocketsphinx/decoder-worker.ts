@@ -1,10 +1,11 @@
 /** Worker thread owning the pocketsphinx decoders: each recognizer borrows one per utterance; idle ones are kept for reuse. */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { Expectation } from '../../agent/expectations.js';
+import type { Expectation } from '../../speech/index.js';
 import type { Hypothesis } from '../types.js';
 import type { CepstralSnapshot } from './cepstral-mean.js';
 import { loadBands } from './band.js';
-import { loadPocketSphinx, SphinxDecoder, type PocketSphinxLibrary, type SharedLanguageModel } from './decoder-binding.js';
+import { SphinxDecoder, type SharedLanguageModel } from './sphinx-decoder.js';
+import { loadPocketSphinx, type PocketSphinxLibrary } from './sphinx-library.js';
 import { DecoderSupply } from './decoder-supply.js';
 import { recordingBand, UtteranceBand } from './utterance-band.js';
 import { decoderArguments } from './options.js';

@@ -1,4 +1,4 @@
-import { isOpenVocabulary } from '../../agent/expectations.js';
+import { isOpenVocabulary } from '../../speech/index.js';
 import type { Hypothesis, RecognizerOptions, SpeechRecognitionEngine, StreamingRecognizer, TranscribeOptions, WordTiming } from '../types.js';
 import { UnsupportedLanguageError } from '../errors.js';
 import { checkPocketSphinxInstalled } from './availability.js';

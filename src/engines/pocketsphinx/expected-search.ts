@@ -1,7 +1,7 @@
-import { isOpenVocabulary, type Expectation } from '../../agent/expectations.js';
+import { isOpenVocabulary, type Expectation } from '../../speech/index.js';
 import { concatSamples } from '../../audio/index.js';
 import type { CepstralMeanState } from './cepstral-mean.js';
-import type { PocketSphinxLibrary } from './decoder-binding.js';
+import type { PocketSphinxLibrary } from './sphinx-library.js';
 import { decodedResult, type Decoded } from './decoded.js';
 import { compileGrammar, withDecoys } from './grammar.js';
 import { grammarAccepts } from './grammar-match.js';
@@ -55,27 +55,25 @@ export interface ExpectedSearchOptions {
 // grammar covers lost at most 7.13 per frame and covered >= 0.88 of the open words' time, while clips outside
 // a grammar lost >= 7.56 or covered <= 0.24: any loss in [7.13, 7.56) and coverage in (0.24, 0.88] separates
 // them. Through the telephone channel the same constants still separate them, except "go" (coverage 0.46,
-// indistinguishable from "no"/"oh" as other grammars' answers there). Refitting the loss on the call path over
-// four line conditions with the silence gate (5.6) cost held-out and whole-file words (docs/listening.md,
-// session 8). Held-out figures: bench/listening.ts.
+// indistinguishable from "no"/"oh" as other grammars' answers there). Held-out figures: bench/listening.ts and
+// docs/measurements.md.
 //
 // The digits' insertion penalty was chosen on the tuning fold as a call hears it over four lines (the decoder's
 // 0.65 heard dev_11's "five nine four six" as "five two nine four two eight"). Only for digits: beside a run of
 // keywords (the card words) it took the second set's inserted first words off but let long sentences through as
-// runs of card words; in the grammar pass alone, the two passes' scores no longer compare (session 12).
+// runs of card words; in the grammar pass alone, the two passes' scores no longer compare.
 //
 // The uncovered speech: out-of-grammar clips of the tuning fold that cover too little leave 910 ms or more
 // uncovered, bar lone "oh"s (now decoys); 300 ms is about a short word. The decoy "oh": a lone "oh" was most of
 // the false accepts against digits on both folds. Beside every grammar it took 2 more false accepts of the tuning
 // fold off at 16 kHz and 1 at 8 kHz, but the wider search scores answers a little lower, and the second set's
-// longest run of card words was lost at 8 kHz. A wider list of common words (no, yes, yeah, okay, uh, um) took 5
-// more false accepts off at 16 kHz but lost a held-out "up" (docs/listening.md, session 12).
+// longest run of card words was lost at 8 kHz. A wider list of common words lost a held-out "up".
 //
-// The extra words: over both call paths (session 15, traced), every answer with two or more words beyond the
+// The extra words: over both call paths (traced), every answer with two or more words beyond the
 // open words was a false accept; the right ones had at most one more (a second-set card answer's inserted first
 // word, still fewer errors than the open words). A structural bound, not searched: none (0) lost those answers.
 //
-// The check of runs with number words: nothing to fit. Over both call paths (session 16) it heard a lacking digit
+// The check of runs with number words: nothing to fit. Over both call paths it heard a lacking digit
 // in no answer of the card words, and in every digit string that was taken as card words.
 export const defaults: ExpectedSearchOptions = {
   maxAcousticLossPerFrame: 7.5,

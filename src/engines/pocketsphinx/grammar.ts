@@ -1,4 +1,4 @@
-import { noAnswers, yesAnswers, type Expectation } from '../../agent/expectations.js';
+import { noAnswers, yesAnswers, type Expectation } from '../../speech/index.js';
 import { grammarAccepts } from './grammar-match.js';
 
 /**

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { countFromEnv } from '../workers/index.js';
+import { countFromEnv } from '../pool/index.js';
 
 /** Where pocketsphinx lives and how the decoder is configured. */
 export interface PocketSphinxOptions {

@@ -1,4 +1,4 @@
-import type { Expectation } from '../../agent/expectations.js';
+import type { Expectation } from '../../speech/index.js';
 import type { Hypothesis } from '../types.js';
 import type { PocketSphinxOptions } from './options.js';
 

@@ -1,4 +1,4 @@
-import type { Expectation } from '../../agent/expectations.js';
+import type { Expectation } from '../../speech/index.js';
 import type { Hypothesis, StreamingRecognizer } from '../types.js';
 import type { DecoderHost, DecoderLease } from './decoder-host.js';
 

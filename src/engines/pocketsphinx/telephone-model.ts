@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { forEachDensity, readGaussianFile, writeGaussianFile, type GaussianFile } from './gaussian-file.js';
 import { modelPhones } from './model-phones.js';
-import type { GaussianFiles } from './decoder-binding.js';
+import type { GaussianFiles } from './sphinx-library.js';
 import type { StreamTransform } from './telephone-transform.js';
 
 /**
@@ -57,7 +57,7 @@ function write(files: GaussianFiles, moved: { means: Buffer; variances: Buffer }
  *
  * The codebooks of the fillers (noise, speech-like sounds) keep the model's own: the map is fitted on speech
  * through the channel, and moved with it they took words of real telephone recordings for noise ("three one
- * five eight" decoded whole was heard "truth lies lies and"; docs/listening.md, session 15). That needs a
+ * five eight" decoded whole was heard "truth lies lies and"; docs/measurements.md). That needs a
  * codebook per base phone (the en-us model's phonetically tied mixtures); a model with other codebooks has
  * every one moved.
  */

@@ -9,8 +9,7 @@
  * telephone channel bench/listening.ts uses, frame by frame, least squares per stream. The recordings: the
  * wide-band clips of the tuning fold of test/fixtures/human (folds.json; none of the held-out speakers), the
  * five sentences of its LibriVox reader (Debian's pocketsphinx-testdata) and 20 sentences of each 16 kHz flite
- * voice; 28,287 frames. See docs/listening.md (sessions 14 and 15) for what it changed. (Until session 15 the
- * transform was fitted on the tuning fold with sphinxtrain's bw and mllr_solve, means only.)
+ * voice; 28,287 frames. What it changes in recognition: docs/measurements.md.
  */
 export interface StreamTransform {
   /** 13 x 13. */

@@ -2,7 +2,7 @@ import { findBoundaries, type BoundaryKind } from './boundaries.js';
 
 export type ChunkLatency = 'low' | 'balanced' | 'normal';
 
-/** Text segmentation for synthesis, after SERVICE.md's `chunk_length`, `min_chunk_length` and `latency`. */
+/** Text segmentation for synthesis, after the service API's `chunk_length`, `min_chunk_length` and `latency` (docs/service-api.md). */
 export interface ChunkerOptions {
   /** Target chunk size in characters (100-300): pieces are packed into a chunk up to this length. */
   chunkLength: number;

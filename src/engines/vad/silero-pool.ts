@@ -1,4 +1,4 @@
-import { countFromEnv, machineWorkers, WorkerPool, type PinnedWorker } from '../workers/index.js';
+import { countFromEnv, EnginePool, machineWorkers, type PinnedWorker } from '../pool/index.js';
 import { startModuleWorker } from '../module-worker.js';
 import { EngineUnavailableError } from '../types.js';
 import { sileroModelPath, type SileroStep } from './silero-session.js';
@@ -43,13 +43,13 @@ export const maxBatch = countFromEnv(process.env, 'SHOAL_VAD_MAX_BATCH') ?? 256;
  */
 export class SileroPool {
   private static instance: SileroPool | undefined;
-  private readonly pool: WorkerPool<Body, SileroReply>;
+  private readonly pool: EnginePool<Body, SileroReply>;
   private readonly lanes = new Map<number, Lane>();
   /** Inferences run, detector steps they carried (`steps / batches` is the mean batch) and the largest batch. */
   readonly counts = { batches: 0, steps: 0, largest: 0 };
 
   constructor(modelPath = sileroModelPath(), size = machineWorkers(process.env, 2), private readonly batchLimit = maxBatch) {
-    this.pool = new WorkerPool(() => startModuleWorker(import.meta.url, 'silero-worker', { modelPath }), { name: 'silero-vad', size });
+    this.pool = new EnginePool(() => startModuleWorker(import.meta.url, 'silero-worker', { modelPath }), { name: 'silero-vad', size });
   }
 
   static shared(): SileroPool {

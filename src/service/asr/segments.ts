@@ -1,4 +1,4 @@
-import type { WordTiming } from '../../engines/types.js';
+import type { WordTiming } from '../../speech/index.js';
 
 export interface TranscriptSegment {
   text: string;

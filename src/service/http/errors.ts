@@ -3,7 +3,7 @@ import { countRefusal } from '../../metrics/index.js';
 import type { z } from 'zod';
 import { ServiceError } from '../accounts.js';
 import { EngineUnavailableError } from '../../engines/types.js';
-import { EngineBusyError } from '../../engines/workers/index.js';
+import { EngineBusyError } from '../../engines/pool/index.js';
 
 /** One entry of a 422 body, in the interface description's shape. */
 export interface ValidationIssue {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { BehaviorSubject, filter, firstValueFrom, race, timer } from 'rxjs';
-import { probe, probePaths } from '../../metrics/index.js';
+import { probe, probePaths, startProcessMetrics } from '../../metrics/index.js';
 import { ServiceError } from '../accounts.js';
 
 /** The service's side of draining: requests in progress, and whether new ones are still taken. */
@@ -15,6 +15,7 @@ export interface ServiceDrain {
  * and refuses new ones while draining. Must be installed before the gate so refusals cost nothing.
  */
 export function installProbes(app: FastifyInstance): ServiceDrain {
+  startProcessMetrics();
   const inFlight$ = new BehaviorSubject(0);
   let draining = false;
   const readiness = { ready: () => !draining, describe: () => ({ draining, requests: inFlight$.value }) };

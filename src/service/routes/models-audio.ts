@@ -34,7 +34,7 @@ export interface ModelEngines {
   asr(): SpeechRecognitionEngine;
 }
 
-/** Tools over the media worker pool (decoding, measuring, enhancing, voice analysis) and the engines; nothing heavy on the event loop. */
+/** Tools over the media engine pool (decoding, measuring, enhancing, voice analysis) and the engines; nothing heavy on the event loop. */
 export function createModelAudioTools(engines: ModelEngines, media: MediaPool = MediaPool.shared()): ModelAudioTools {
   return {
     async prepareSample(file, enhance) {

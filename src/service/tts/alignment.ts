@@ -1,6 +1,6 @@
-import type { WordTiming } from '../../engines/index.js';
+import type { WordTiming } from '../../speech/index.js';
 
-/** The alignment of one chunk on the wire (PROTOCOL.md): word segments in seconds from the chunk's start. */
+/** The alignment of one chunk on the wire (docs/realtime-protocol.md): word segments in seconds from the chunk's start. */
 export interface ChunkAlignment {
   segments: { text: string; start: number; end: number }[];
   audio_duration: number;

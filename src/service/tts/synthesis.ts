@@ -1,6 +1,7 @@
 import type { Context } from '@opentelemetry/api';
 import { applyGainDb, normalizeLoudness, resample } from '../../audio/index.js';
-import type { TextToSpeechEngine, VoiceSettings, WordTiming } from '../../engines/index.js';
+import type { TextToSpeechEngine, VoiceSettings } from '../../engines/index.js';
+import type { WordTiming } from '../../speech/index.js';
 import { withChildSpan } from '../http/tracing.js';
 import { spanAttributes } from '../../tracing/index.js';
 

@@ -25,7 +25,7 @@ async function resolveId(id: string, principal: Principal, service: ServiceConte
 }
 
 /**
- * The voices of a request (SERVICE.md rules 1-3): a `reference_id` string or array (one per speaker),
+ * The voices of a request (docs/service-api.md, voices): a `reference_id` string or array (one per speaker),
  * inline `references` (one speaker) or an array of arrays of them (one per speaker, `reference_id` then
  * only names the speakers). With none, the model's default voice.
  */

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { RawData, WebSocket } from 'ws';
-import { AgentBusyError, CallRejectedError, callTraceparent, isCallMode, type CallRequest, type StartCall } from '../call-session.js';
+import { AgentBusyError, CallRejectedError, callTraceparent, isCallMode, type CallRequest, type StartCall } from '../call-request.js';
 import { WebSocketCalls } from '../websocket-calls.js';
 import { BrowserTransport } from './browser-transport.js';
 import { browserProtocol, parseClientMessage, type CallMode, type ServerMessage } from './protocol.js';

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { StartCall } from '../call-session.js';
-import { handleProbe, type Readiness } from '../../metrics/index.js';
+import type { StartCall } from '../call-request.js';
+import { handleProbe, startProcessMetrics, type Readiness } from '../../metrics/index.js';
 import { CarrierEndpoints, type StreamTokens, type TelephonyEndpoint, type TelephonyTransport } from '../telephony/index.js';
 import { answerClientError, answerRawSocket, applyConnectionLimits, connectionDefaults, httpServerOptions, type ConnectionLimits } from '../../service/index.js';
 import { checkUpgrade, upgradeGuardDefaults, type UpgradeGuardOptions } from '../upgrade-guard.js';
@@ -70,6 +70,7 @@ export async function startDemoServer(options: Partial<DemoServerOptions> & Pick
   const page = demoPageHandler(assets, o.agents);
   const routes = o.routes ?? [];
   const readiness = o.readiness;
+  if (readiness) startProcessMetrics();
   const http = createServer(httpServerOptions(o.connections), (request, response) => {
     if (readiness && handleProbe(request, response, readiness)) return;
     if (!routes.some((route) => route(request, response))) page(request, response);

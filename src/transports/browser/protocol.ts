@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { CallMode } from '../call-session.js';
+import type { CallMode } from '../call-request.js';
 
 export type { CallMode };
 

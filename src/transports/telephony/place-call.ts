@@ -1,4 +1,4 @@
-import { callTraceparent, type CallMode } from '../call-session.js';
+import { callTraceparent, type CallMode } from '../call-request.js';
 import type { CarrierCallControl } from './call-control.js';
 import type { StreamTokens } from './stream-tokens.js';
 import { publicStreamUrl, publicUrlOf } from './twilio/webhooks.js';

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { RawData, WebSocket } from 'ws';
-import { AgentBusyError, callTraceparent, isCallMode, type StartCall } from '../call-session.js';
+import { AgentBusyError, callTraceparent, isCallMode, type StartCall } from '../call-request.js';
 import { sendBusyLine } from './busy-line.js';
 import { WebSocketCalls } from '../websocket-calls.js';
 import { twilioCarrier, type Carrier, type CarrierEvent } from './carriers/index.js';

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import twilio from 'twilio';
-import { callTraceparent, isCallMode, type CallMode } from '../../call-session.js';
+import { callTraceparent, isCallMode, type CallMode } from '../../call-request.js';
 import type { AnsweredBy } from '../call-control.js';
 import type { StreamTokens } from '../stream-tokens.js';
 import { connectTwiml } from './twiml.js';

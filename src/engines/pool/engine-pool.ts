@@ -1,7 +1,7 @@
 import type { Worker } from 'node:worker_threads';
 import { WorkerClient } from '../worker-client.js';
 import { EngineBusyError } from './errors.js';
-import { checkPoolOptions, defaults, type WorkerPoolOptions } from './options.js';
+import { checkPoolOptions, defaults, type EnginePoolOptions } from './options.js';
 
 interface Task<Request, Reply> {
   body: Request;
@@ -62,16 +62,16 @@ export interface PinnedWorker<Request, Reply> {
  * unpinned ones, so calls in progress are served before new requests. When every worker is full and
  * `maxQueue` unpinned tasks are waiting, the next one is refused at once with EngineBusyError.
  */
-export class WorkerPool<Request extends object, Reply extends { seq: number }> {
+export class EnginePool<Request extends object, Reply extends { seq: number }> {
   /** Every pool made in this process, for metrics. */
-  static readonly all = new Set<WorkerPool<object, { seq: number }>>();
-  readonly options: WorkerPoolOptions;
+  static readonly all = new Set<EnginePool<object, { seq: number }>>();
+  readonly options: EnginePoolOptions;
   private readonly members: Array<Member<Request, Reply>>;
   /** Unpinned tasks waiting for any worker. */
   private readonly shared: Array<Task<Request, Reply>> = [];
   private uses = 0;
 
-  constructor(start: (index: number) => Worker, options: Partial<WorkerPoolOptions> & Pick<WorkerPoolOptions, 'name'>) {
+  constructor(start: (index: number) => Worker, options: Partial<EnginePoolOptions> & Pick<EnginePoolOptions, 'name'>) {
     this.options = { ...defaults, ...options };
     checkPoolOptions(this.options);
     this.members = Array.from({ length: this.options.size }, (_, index) => ({
@@ -82,7 +82,7 @@ export class WorkerPool<Request extends object, Reply extends { seq: number }> {
       pins: 0,
       lastUsed: 0,
     }));
-    WorkerPool.all.add(this as unknown as WorkerPool<object, { seq: number }>);
+    EnginePool.all.add(this as unknown as EnginePool<object, { seq: number }>);
   }
 
   get stats(): PoolStats {

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 
 /** How one pool of worker threads is sized and bounded. */
-export interface WorkerPoolOptions {
+export interface EnginePoolOptions {
   /** Names the pool in errors and metrics, e.g. "pocketsphinx". */
   name: string;
   /** Worker threads; default: one per core (`SHOAL_WORKERS` overrides it for every pool). */
@@ -40,7 +40,7 @@ export function countFromEnv(env: NodeJS.ProcessEnv, name: string): number | und
   return count;
 }
 
-export const defaults: Omit<WorkerPoolOptions, 'name'> = {
+export const defaults: Omit<EnginePoolOptions, 'name'> = {
   size: machineWorkers(),
   maxQueue: 64,
   inFlightPerWorker: 4,
@@ -48,7 +48,7 @@ export const defaults: Omit<WorkerPoolOptions, 'name'> = {
   pinsBeforeStarting: 1,
 };
 
-export function checkPoolOptions(options: WorkerPoolOptions): void {
+export function checkPoolOptions(options: EnginePoolOptions): void {
   for (const key of ['size', 'inFlightPerWorker', 'pinsBeforeStarting'] as const) {
     if (!Number.isInteger(options[key]) || options[key] < 1) throw new RangeError(`${key} must be a positive integer, got ${options[key]}`);
   }

@@ -1,15 +1,15 @@
 import type { CallSpeechToText, ConversationMessage } from './contracts.js';
 import type { AgentEvent } from './events.js';
-import type { Expectation } from './expectations.js';
-import { CallListening, defaults, type ListeningOptions } from './listening.js';
+import type { Expectation } from '../speech/index.js';
+import { ExpectedAnswers, defaults, type ListeningOptions } from './expected-answers.js';
 
 /**
  * A call's listening as the session drives it: after each turn it asks what the caller is expected to
  * say (the reply's `expect` output, else the dialogue's `expectations`), tells recognition and
  * endpointing, and collects keypad keys into entries that become the caller's turn.
  */
-export class SessionListening {
-  private listening = new CallListening(undefined);
+export class AgentListening {
+  private listening = new ExpectedAnswers(undefined);
 
   constructor(
     private readonly dialogueExpectations: ((history: readonly ConversationMessage[]) => readonly Expectation[] | undefined) | undefined,
@@ -19,11 +19,11 @@ export class SessionListening {
 
   /** Binds the call's recognizer scope (which receives the expectations) once the call starts. */
   start(stt: CallSpeechToText | undefined, options: Partial<ListeningOptions> = {}): void {
-    this.listening = new CallListening(stt, { ...defaults, ...options });
+    this.listening = new ExpectedAnswers(stt, { ...defaults, ...options });
     this.listen();
   }
 
-  /** The silence that ends the caller's turn now (see `CallListening.endpointSilenceMs`). */
+  /** The silence that ends the caller's turn now (see `ExpectedAnswers.endpointSilenceMs`). */
   endpointSilenceMs(baseMs: number, heard: string): number {
     return this.listening.endpointSilenceMs(baseMs, heard);
   }

@@ -8,7 +8,7 @@ import type { DialogueOutput } from './contracts.js';
 import type { AgentReply } from './reply.js';
 import type { ReplyTools } from './reply-tools.js';
 import type { ResolvedAgentOptions } from './resolve-options.js';
-import type { AgentSpeaking, SessionCore } from './session-speaking.js';
+import type { AgentSpeaking, CallCore } from './agent-speaking.js';
 import { childSpan } from './tracing.js';
 import { UtteranceState } from './utterance-state.js';
 
@@ -22,7 +22,7 @@ export class CallerInput {
   private readonly utterances = new Set<UtteranceState>();
 
   constructor(
-    private readonly core: SessionCore,
+    private readonly core: CallCore,
     private readonly speaking: AgentSpeaking,
     private readonly timers: () => CallTimers | undefined,
   ) {}

@@ -1,5 +1,5 @@
 import type { CallSpeechToText } from './contracts.js';
-import type { Expectation } from './expectations.js';
+import type { Expectation } from '../speech/index.js';
 
 /** How expectations change the endpoint and the keypad. All durations in ms. */
 export interface ListeningOptions {
@@ -30,7 +30,7 @@ export function countDigits(text: string): number {
  * What the caller is expected to say next, for one call: handed to recognition and used to place the
  * endpoint and to end keypad entry.
  */
-export class CallListening {
+export class ExpectedAnswers {
   private current: readonly Expectation[] | undefined;
   private keys = '';
 

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import type { ServeOptions } from '../cli/commands/serve.js';
+import type { ServeCommandOptions } from './options.js';
 import { createLogger } from '../logging/index.js';
-import { BuiltinVoices } from './builtin-voices.js';
-import { createSpeechService } from './server.js';
-import { ensureDevKey, openAccountServices } from './store/index.js';
+import { BuiltinVoices } from '../service/builtin-voices.js';
+import { createSpeechService } from '../service/server.js';
+import { ensureDevKey, openAccountServices } from '../service/store/index.js';
 
 function newDevKey(): string {
   return `shoal-dev-${randomBytes(18).toString('base64url')}`;
@@ -13,7 +13,7 @@ function newDevKey(): string {
  * `shoal serve`: the speech service over the accounts and voice models of `--data`. Prints
  * `listening on http://HOST:PORT` when ready and shuts down cleanly on SIGINT/SIGTERM.
  */
-export async function runServe(options: ServeOptions): Promise<void> {
+export async function runServe(options: ServeCommandOptions): Promise<void> {
   const accounts = await openAccountServices(options.data, { devKey: options.devKey });
   if (!options.devKey && (await accounts.stores.accounts.listKeys()).every((key) => key.revokedAt)) {
     const devKey = newDevKey();

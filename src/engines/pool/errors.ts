@@ -1,4 +1,4 @@
-/** A worker pool's queue is full: the request is refused at once rather than waiting behind the others. */
+/** An engine pool's queue is full: the request is refused at once rather than waiting behind the others. */
 export class EngineBusyError extends Error {
   readonly status = 503;
   override readonly name = 'EngineBusyError';

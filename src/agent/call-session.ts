@@ -10,9 +10,9 @@ import { CallRecord } from './call-report.js';
 import { CallTimers } from './call-timers.js';
 import { callerVoice } from './caller-voice.js';
 import type { ResolvedAgentOptions } from './resolve-options.js';
-import { CallerInput } from './session-caller.js';
-import { SessionListening } from './session-listening.js';
-import { AgentSpeaking, type SessionCore } from './session-speaking.js';
+import { CallerInput } from './caller-input.js';
+import { AgentListening } from './agent-listening.js';
+import { AgentSpeaking, type CallCore } from './agent-speaking.js';
 import { callParentContext, childSpan } from './tracing.js';
 import { spanAttributes } from '../tracing/index.js';
 
@@ -35,7 +35,7 @@ export class CallSession {
   /** The options utterances see: `stt` is the call's scope when there is one. */
   private utteranceOptions: ResolvedAgentOptions;
   private callerSampleRate: number | undefined;
-  private readonly listening: SessionListening;
+  private readonly listening: AgentListening;
   private readonly speaking: AgentSpeaking;
   private readonly caller: CallerInput;
   private timers: CallTimers | undefined;
@@ -55,8 +55,8 @@ export class CallSession {
     this.record = new CallRecord(this.traceId, options.clock.now());
     this.utteranceOptions = options;
     const dialogue = options.dialogue;
-    this.listening = new SessionListening(dialogue.expectations && ((history) => dialogue.expectations!(history)), this.history, (event) => this.emit(event));
-    const core: SessionCore = {
+    this.listening = new AgentListening(dialogue.expectations && ((history) => dialogue.expectations!(history)), this.history, (event) => this.emit(event));
+    const core: CallCore = {
       options,
       transport,
       tracker: this.tracker,

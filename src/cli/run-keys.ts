@@ -1,6 +1,6 @@
-import { creditsToMicros, formatMicros, hashKeySecret, newKeySecret } from './ids.js';
-import { openSqliteStores } from './sqlite-stores.js';
-import { UnknownUserError } from './sqlite-account-store.js';
+import { creditsToMicros, formatMicros, hashKeySecret, newKeySecret } from '../service/store/ids.js';
+import { openSqliteStores } from '../service/store/sqlite-stores.js';
+import { UnknownUserError } from '../service/store/sqlite-account-store.js';
 
 /** Admin commands behind `shoal keys ...` and `shoal credit add`; they open the data directory directly. */
 

@@ -14,7 +14,7 @@ import type { ModelProfile } from '../tts/models.js';
 import { prepareTts, type TtsPlan } from '../tts/prepare.js';
 import { synthesizeChunks, workingSampleRate, type SynthesizedChunk } from '../tts/synthesis.js';
 import { planChunks } from '../tts/text-plan.js';
-import type { LiveOptions } from './endpoint.js';
+import type { LiveOptions } from './options.js';
 import { completeText, drainPaddingMs } from './segmenting.js';
 import { spanAttributes } from '../../tracing/index.js';
 import { countTimeout } from '../../metrics/index.js';
@@ -36,7 +36,7 @@ type Frame = Record<string, unknown> & { event: string };
 const closeCodes = { normal: 1000, goingAway: 1001, policy: 1008, internal: 1011 } as const;
 
 /**
- * One realtime TTS connection (PROTOCOL.md): `start` → `text`* / `flush`* → `stop`, answered with `audio`
+ * One realtime TTS connection (docs/realtime-protocol.md): `start` → `text`* / `flush`* → `stop`, answered with `audio`
  * events per synthesised chunk and a `finish`. Frames are handled strictly in order; synthesis runs on a
  * queue so text keeps arriving while audio is produced. Any failure ends in `error` + `finish{reason:"error"}`.
  */

@@ -1,7 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
-import { EngineBusyError, WorkerPool } from '../src/engines/index.js';
-import { countFromEnv, machineWorkers } from '../src/engines/workers/index.js';
+import { EngineBusyError, EnginePool } from '../src/engines/index.js';
+import { countFromEnv, machineWorkers } from '../src/engines/pool/index.js';
 
 interface Job { id: string; busyMs: number }
 interface Done { seq: number; id: string; thread: number; ran: string[] }
@@ -17,9 +17,9 @@ parentPort.on('message', (job) => {
   parentPort.postMessage({ seq: job.seq, id: job.id, thread: threadId, ran: [...ran] });
 });`;
 
-const pools: Array<WorkerPool<Job, Done>> = [];
-function pool(options: { size: number; maxQueue?: number; inFlightPerWorker?: number; pinsBeforeStarting?: number }): WorkerPool<Job, Done> {
-  const made = new WorkerPool<Job, Done>(() => new Worker(source, { eval: true }), { name: 'test', ...options });
+const pools: Array<EnginePool<Job, Done>> = [];
+function pool(options: { size: number; maxQueue?: number; inFlightPerWorker?: number; pinsBeforeStarting?: number }): EnginePool<Job, Done> {
+  const made = new EnginePool<Job, Done>(() => new Worker(source, { eval: true }), { name: 'test', ...options });
   pools.push(made);
   return made;
 }

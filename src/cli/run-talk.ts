@@ -1,37 +1,25 @@
 import { readFile, rename, writeFile } from 'node:fs/promises';
-import { encodeWav } from '../../audio/index.js';
-import type { Dialogue, TurnReport } from '../../agent/index.js';
-import { createEmbeddedAgentStack, turnRecord } from '../../agent/index.js';
-import { createLogger, type LogLevel } from '../../logging/index.js';
-import { llmDialogue, type LlmCommandOptions } from '../../cli/llm-options.js';
-import { decodeCall, runFileCall } from './run-call.js';
-
-/** The options of `shoal talk`, as parsed by src/cli/commands/talk.ts. */
-export interface TalkOptions extends LlmCommandOptions {
-  in: string;
-  out?: string;
-  agent: string;
-  script?: string;
-  mode: 'low-latency' | 'balanced';
-  json?: boolean;
-  fast?: boolean;
-  /** Default warn: the turns are the command's output; info adds the per-call log lines on stderr. */
-  logLevel?: LogLevel;
-}
+import { encodeWav } from '../audio/index.js';
+import type { Dialogue, TurnReport } from '../agent/index.js';
+import { createEmbeddedAgentStack, turnRecord } from '../agent/index.js';
+import { createLogger } from '../logging/index.js';
+import { llmDialogue } from './llm-options.js';
+import type { TalkCommandOptions } from './options.js';
+import { decodeCall, runFileCall } from '../transports/file/file-call.js';
 
 /** A talk input that cannot be used (missing file, unknown agent...). */
 export class TalkInputError extends Error {
   override readonly name = 'TalkInputError';
 }
 
-async function loadDialogue(options: TalkOptions): Promise<Dialogue> {
+async function loadDialogue(options: TalkCommandOptions): Promise<Dialogue> {
   const llm = await llmDialogue(options);
   if (llm) return llm;
   if (options.script) {
-    const { loadScriptedDialogue } = await import('../../../plugins/index.js');
+    const { loadScriptedDialogue } = await import('../../plugins/index.js');
     return loadScriptedDialogue(options.script);
   }
-  const { createDialogue } = await import('../../../agents/index.js');
+  const { createDialogue } = await import('../../agents/index.js');
   return createDialogue(options.agent);
 }
 
@@ -49,7 +37,7 @@ function formatTurn(report: TurnReport): string {
 }
 
 /** `shoal talk`: plays a recorded caller into an agent on the embedded stack and reports each turn. */
-export async function runTalk(options: TalkOptions): Promise<void> {
+export async function runTalk(options: TalkCommandOptions): Promise<void> {
   let bytes: Uint8Array;
   try {
     bytes = await readFile(options.in);
@@ -58,10 +46,8 @@ export async function runTalk(options: TalkOptions): Promise<void> {
   }
   const caller = await decodeCall(bytes);
   const dialogue = await loadDialogue(options);
-  // Heard as `shoal agent` hears a caller of that line, by the streaming recognizer, 8 kHz calls too (told the
-  // line's rate). Recognition on the service per VAD segment, which talk used for 8 kHz before the recognizer
-  // learned the telephone band, heard the human IVR call's "stop" as "stop him" and never routed it, at
-  // voice-to-voice 0.9-3.4 s against 0.5-1.5 s (docs/listening.md, session 9).
+  // Heard as `shoal agent` hears a caller of that line: by the streaming recognizer, told the line's rate
+  // (8 kHz calls too).
   const stack = await createEmbeddedAgentStack({ mode: options.mode });
   try {
     const agent = stack.agentFor(dialogue, { logger: createLogger({ level: options.logLevel ?? 'warn' }) });

@@ -12,18 +12,18 @@ import { FailurePolicy } from './failure-policy.js';
 import { AgentReply } from './reply.js';
 import { ReplyTools } from './reply-tools.js';
 import type { ResolvedAgentOptions } from './resolve-options.js';
-import type { SessionListening } from './session-listening.js';
+import type { AgentListening } from './agent-listening.js';
 import { childSpan } from './tracing.js';
 import type { UtteranceState } from './utterance-state.js';
 
 /** What the parts of one call session share: the call's settings, record and span, and its way out. */
-export interface SessionCore {
+export interface CallCore {
   readonly options: ResolvedAgentOptions;
   readonly transport: Transport;
   readonly tracker: WorkTracker;
   readonly record: CallRecord;
   readonly history: ConversationMessage[];
-  readonly listening: SessionListening;
+  readonly listening: AgentListening;
   readonly callSpan: Span;
   readonly callCtx: Context;
   readonly traceId: string;
@@ -44,7 +44,7 @@ export class AgentSpeaking {
   private readonly failures: FailurePolicy;
   private replies = 0;
 
-  constructor(private readonly core: SessionCore) {
+  constructor(private readonly core: CallCore) {
     this.failures = new FailurePolicy(core.options.failures);
   }
 

@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
-import type { CallAdmission } from '../agent/admission.js';
-import type { TurnMetrics } from '../agent/events.js';
-import { metricsRegistry } from './registry.js';
+import type { CallAdmission } from './admission.js';
+import type { TurnMetrics } from './events.js';
+import { metricsRegistry } from '../metrics/index.js';
 
 const registers = [metricsRegistry];
 /** The admissions whose calls are counted (usually one per process). */

@@ -4,20 +4,7 @@ import { extname } from 'node:path';
 import { once } from 'node:events';
 import { InvalidArgumentError } from 'commander';
 import { SpeechClient, type AudioFormat } from '../client/index.js';
-import type { ServiceConnectionOptions } from './commands/oneshot.js';
-
-export interface TtsCommandOptions extends ServiceConnectionOptions {
-  out: string;
-  voice?: string;
-  speed?: number;
-  sampleRate?: number;
-  model?: string;
-}
-
-export interface AsrCommandOptions extends ServiceConnectionOptions {
-  language?: string;
-  json?: boolean;
-}
+import type { AsrCommandOptions, ServiceConnectionOptions, TtsCommandOptions } from './options.js';
 
 const FORMAT_BY_EXTENSION: Record<string, AudioFormat> = { '.wav': 'wav', '.mp3': 'mp3', '.opus': 'opus', '.ogg': 'opus', '.pcm': 'pcm' };
 

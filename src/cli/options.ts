@@ -1,0 +1,105 @@
+import type { LogLevel } from '../logging/index.js';
+import type { LlmCommandOptions } from './llm-options.js';
+import type { AsrChoice } from './speech-engines.js';
+
+/**
+ * The options of each command as commander parses them (src/cli/commands/*.ts) and its runner
+ * (src/cli/run-*.ts) reads them. They live here so that commands and runners need not import each other.
+ */
+
+export interface AgentCommandOptions extends LlmCommandOptions {
+  agent: string;
+  host: string;
+  port: number;
+  mode: 'low-latency' | 'balanced';
+  script?: string;
+  serviceUrl?: string;
+  apiKey?: string;
+  /** Where speech is recognised; default: the service with `serviceUrl`, else local (`asrChoice`). */
+  asr?: AsrChoice;
+  logLevel?: LogLevel;
+  /** Other web origins whose pages may open calls; the page's own always may. */
+  allowOrigin?: string[];
+  /** Browser calls must carry this token (default $SHOAL_AGENT_TOKEN). */
+  accessToken?: string;
+  /** Calls taken at once; default: from the cores and what a call on these engines costs (`defaultMaxCalls`). */
+  maxCalls?: number;
+  /** On SIGTERM, the longest wait for calls in progress to end before they are cut. */
+  drainTimeoutMs?: number;
+  /** Public https URL carriers reach this server at (env SHOAL_PUBLIC_URL): turns on Twilio's answer webhook and stream tokens. */
+  publicUrl?: string;
+  /** NAME=NUMBER pairs a dialogue's `transfer_call {to: NAME}` goes to. */
+  transfer?: string[];
+  /** Where `transfer_call` goes without a known name. */
+  transferTo?: string;
+}
+
+export interface CallCommandOptions extends AgentCommandOptions {
+  from?: string;
+  machineDetection: boolean;
+}
+
+export interface LiveKitCommandOptions extends LlmCommandOptions {
+  url?: string;
+  apiKey?: string;
+  apiSecret?: string;
+  agentName: string;
+  jobType: 'room' | 'publisher' | 'participant';
+  agent: string;
+  script?: string;
+  mode: 'low-latency' | 'balanced';
+  serviceUrl?: string;
+  serviceKey?: string;
+  /** Where speech is recognised; default: the service with `serviceUrl`, else local (`asrChoice`). */
+  asr?: AsrChoice;
+  maxCalls?: number;
+  loadThreshold: number;
+  callerIdentity?: string;
+  callerKind?: string;
+  endCall: 'delete-room' | 'remove-caller' | 'leave';
+  transfer?: Record<string, string>;
+  transferTo?: string;
+  drainTimeout: number;
+}
+
+export interface ServeCommandOptions {
+  host: string;
+  port: number;
+  data: string;
+  devKey?: string;
+  logLevel: LogLevel;
+  /** On SIGTERM/SIGINT, the longest wait for requests in progress before closing. */
+  drainTimeoutMs: number;
+  /** HTTP TTS responses synthesised at once; one more gets 503 + Retry-After (default: one per core). */
+  ttsStreams?: number;
+}
+
+export interface ServiceConnectionOptions {
+  serviceUrl?: string;
+  apiKey?: string;
+}
+
+export interface TtsCommandOptions extends ServiceConnectionOptions {
+  out: string;
+  voice?: string;
+  speed?: number;
+  sampleRate?: number;
+  model?: string;
+}
+
+export interface AsrCommandOptions extends ServiceConnectionOptions {
+  language?: string;
+  json?: boolean;
+}
+
+export interface TalkCommandOptions extends LlmCommandOptions {
+  in: string;
+  out?: string;
+  agent: string;
+  script?: string;
+  mode: 'low-latency' | 'balanced';
+  json?: boolean;
+  fast?: boolean;
+  /** Default warn: the turns are the command's output; info adds the per-call log lines on stderr. */
+  logLevel?: LogLevel;
+}
