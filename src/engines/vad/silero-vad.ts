@@ -26,6 +26,7 @@ export interface SileroVadOptions {
    * fixtures stay those of the model on every frame (test/engines-vad-batch.test.ts).
    */
   quietBelowDbfs: number;
+  /** Quiet frames in a row, scored as silence, before quiet frames skip the model. */
   settleFrames: number;
 }
 
