@@ -5,8 +5,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { from, concatMap, delay, of } from 'rxjs';
-import { createEmbeddedAgentStack, type Dialogue, type DialogueOutput } from '../src/agent/index.js';
-import { decodeCall, runFileCall } from '../src/transports/index.js';
+import { createEmbeddedAgentStack, type Dialogue, type DialogueOutput } from 'shoal/agent';
+import { decodeCall, runFileCall } from 'shoal/transports';
 
 const clockDialogue: Dialogue = {
   name: 'clock',

@@ -3,9 +3,9 @@
  *   LIVEKIT_URL=wss://... LIVEKIT_API_KEY=... LIVEKIT_API_SECRET=... npx tsx examples/livekit-room.ts ROOM
  * A `traceparent` attribute on the caller's participant makes the call part of the caller's trace.
  */
-import { createEmbeddedAgentStack } from '../src/agent/index.js';
-import { createAgentToken, runAgentInRoom } from '../src/transports/index.js';
-import { createDialogue } from '../agents/index.js';
+import { createEmbeddedAgentStack } from 'shoal/agent';
+import { createAgentToken, runAgentInRoom } from 'shoal/transports';
+import { createDialogue } from 'shoal/agents';
 
 const { LIVEKIT_URL: url, LIVEKIT_API_KEY: apiKey, LIVEKIT_API_SECRET: apiSecret } = process.env;
 if (!url || !apiKey || !apiSecret) {

@@ -6,9 +6,9 @@
  *   LIVEKIT_URL=ws://localhost:7880 LIVEKIT_API_KEY=devkey LIVEKIT_API_SECRET=secret npx tsx examples/livekit-worker.ts
  * Then dispatch it into a room: `lk dispatch create --room my-room --agent-name support`, and join the room.
  */
-import { createEmbeddedAgentStack } from '../src/agent/index.js';
-import { CallControl, callJobRunner, LiveKitWorker } from '../src/transports/index.js';
-import { createDialogue } from '../agents/index.js';
+import { createEmbeddedAgentStack } from 'shoal/agent';
+import { CallControl, callJobRunner, LiveKitWorker } from 'shoal/transports';
+import { createDialogue } from 'shoal/agents';
 
 const { LIVEKIT_URL: url, LIVEKIT_API_KEY: apiKey, LIVEKIT_API_SECRET: apiSecret } = process.env;
 if (!url || !apiKey || !apiSecret) {

@@ -9,9 +9,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { createEmbeddedAgentStack } from '../src/agent/index.js';
-import { decodeCall, runFileCall } from '../src/transports/index.js';
-import { ChatCompletionDialogue, defineTool } from '../plugins/index.js';
+import { createEmbeddedAgentStack } from 'shoal/agent';
+import { decodeCall, runFileCall } from 'shoal/transports';
+import { ChatCompletionDialogue, defineTool } from 'shoal/plugins';
 
 const baseUrl = process.env.LLM_URL;
 if (!baseUrl) {

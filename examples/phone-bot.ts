@@ -5,9 +5,9 @@
  *   npx tsx examples/phone-bot.ts [PORT]
  */
 import { createServer } from 'node:http';
-import { createEmbeddedAgentStack } from '../src/agent/index.js';
-import { TelephonyEndpoint } from '../src/transports/index.js';
-import { createDialogue } from '../agents/index.js';
+import { createEmbeddedAgentStack } from 'shoal/agent';
+import { TelephonyEndpoint } from 'shoal/transports';
+import { createDialogue } from 'shoal/agents';
 
 const port = Number(process.argv[2] ?? 8765);
 const stack = await createEmbeddedAgentStack({ mode: 'low-latency', stt: 'engine' });

@@ -3,9 +3,9 @@
  *   npx tsx examples/recorded-call.ts [CALL.wav] [low-latency|balanced]
  */
 import { readFile } from 'node:fs/promises';
-import { createEmbeddedAgentStack, type AgentMode } from '../src/agent/index.js';
-import { decodeCall, runFileCall } from '../src/transports/index.js';
-import { createDialogue } from '../agents/index.js';
+import { createEmbeddedAgentStack, type AgentMode } from 'shoal/agent';
+import { decodeCall, runFileCall } from 'shoal/transports';
+import { createDialogue } from 'shoal/agents';
 
 const file = process.argv[2] ?? new URL('../test/fixtures/calls/booking-16k.wav', import.meta.url).pathname;
 const mode = (process.argv[3] ?? 'balanced') as AgentMode;
