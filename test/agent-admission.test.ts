@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CallAdmission, capacityFor, type AdmissionDecision } from '../src/agent/index.js';
+import { CallAdmission, callCpuMsPerSecond, capacityFor, defaultMaxCalls, type AdmissionDecision } from '../src/agent/index.js';
+import { callEngines } from '../src/cli/speech-engines.js';
 
 describe('call admission', () => {
   it('admits up to its capacity, then refuses at once without touching the calls in progress', () => {
@@ -65,5 +66,26 @@ describe('default capacity', () => {
     expect(capacityFor(8, 275)).toBe(20);
     expect(capacityFor(2, 100, 0.5)).toBe(10);
     expect(capacityFor(1, 5000)).toBe(1);
+  });
+
+  it('comes from what a call costs on the engines that run: hosted engines take ten times the calls on 2 cores', () => {
+    expect(callCpuMsPerSecond.hosted).toBeLessThanOrEqual(15);
+    expect(defaultMaxCalls('embedded', 2)).toBe(5);
+    expect(defaultMaxCalls('hosted', 2)).toBeGreaterThanOrEqual(45);
+    expect(defaultMaxCalls('hosted', 2)).toBeLessThanOrEqual(60);
+    // Hosted calls are the event loop's: a bigger machine runs more processes, not more calls in one.
+    expect(defaultMaxCalls('hosted', 8)).toBe(defaultMaxCalls('hosted', 2));
+    expect(defaultMaxCalls('hosted', 2)).toBe(capacityFor(1, callCpuMsPerSecond.hosted));
+    expect(defaultMaxCalls('embedded', 8)).toBe(capacityFor(8, callCpuMsPerSecond.embedded));
+    expect(new CallAdmission({ engines: 'hosted' }).capacity).toBe(defaultMaxCalls('hosted'));
+    expect(new CallAdmission().capacity).toBe(defaultMaxCalls('embedded'));
+    expect(new CallAdmission({ engines: 'hosted', maxCalls: 3 }).capacity).toBe(3);
+  });
+
+  it('counts engines as hosted only when recognition runs on a service elsewhere', () => {
+    expect(callEngines({ serviceUrl: 'https://api.example' })).toBe('hosted');
+    expect(callEngines({ serviceUrl: 'https://api.example', asr: 'local' })).toBe('embedded');
+    expect(callEngines({ asr: 'service' })).toBe('embedded'); // the self-hosted service in this process
+    expect(callEngines({})).toBe('embedded');
   });
 });

@@ -1,19 +1,40 @@
 import { availableParallelism } from 'node:os';
 import { BehaviorSubject, Subject, filter, firstValueFrom, race, timer } from 'rxjs';
 
+/** Where a call's speech engines run: `embedded` (recognition in this process) or `hosted` (a speech service's). */
+export type CallEngines = 'embedded' | 'hosted';
+
 /** How many calls one process takes. */
 export interface AdmissionOptions {
-  /** Calls admitted at once; default: `capacityFor(cores)`. */
+  /** Calls admitted at once; default: `capacityFor(cores, callCpuMsPerSecond[engines])`. */
   maxCalls: number;
+  /** The engines the calls use, which decide what a call costs; default `embedded`. */
+  engines: CallEngines;
 }
 
 /**
  * CPU one call of the embedded stack costs the process, in ms per second of call: bench/capacity.ts
  * `cpu_ms_per_call_second` at 1 call, 225-256 on 2 cores (docs/measurements.md); recognition about
- * three quarters of it, the event loop (VAD, RxJS, live TTS socket) most of the rest. Hosted engines cost far
- * less; pass `maxCalls` for those.
+ * three quarters of it, the event loop (VAD, RxJS, live TTS socket) most of the rest.
  */
 export const embeddedCallCpuMsPerSecond = 240;
+
+/**
+ * CPU one phone call costs the process when recognition and synthesis are a speech service's (`--service-url`):
+ * bench/hosted-density.ts `cpu_ms_per_call_second` at 10-25 calls was 14-26 ms on 2 shared cores (Silero VAD
+ * batched across calls and skipped on settled quiet; the rest is media parsing, resampling, the live TTS socket
+ * and the calls' RxJS, nearly all on the event loop); see docs/capacity.md.
+ */
+export const hostedCallCpuMsPerSecond = 14;
+
+/** CPU per second of call by engines, in ms: what the default capacity is derived from. */
+export const callCpuMsPerSecond: Record<CallEngines, number> = { embedded: embeddedCallCpuMsPerSecond, hosted: hostedCallCpuMsPerSecond };
+
+/**
+ * Cores one process's calls can use. The embedded recognizer runs on a worker per core; with hosted engines the
+ * calls' work is nearly all the event loop's, one core, so more cores take more processes, not more calls.
+ */
+export const usableCores: Record<CallEngines, number> = { embedded: Infinity, hosted: 1 };
 
 /** Share of the cores the calls may use at full capacity; the rest absorbs moments when every caller speaks. */
 export const cpuShareForCalls = 0.7;
@@ -23,7 +44,12 @@ export function capacityFor(cores: number, cpuMsPerCallSecond = embeddedCallCpuM
   return Math.max(1, Math.floor((cores * 1000 * share) / cpuMsPerCallSecond));
 }
 
-export const defaults: AdmissionOptions = { maxCalls: capacityFor(availableParallelism()) };
+/** Default capacity for calls on `engines` on this machine's cores. */
+export function defaultMaxCalls(engines: CallEngines, cores = availableParallelism()): number {
+  return capacityFor(Math.min(cores, usableCores[engines]), callCpuMsPerSecond[engines]);
+}
+
+export const defaults: AdmissionOptions = { maxCalls: defaultMaxCalls('embedded'), engines: 'embedded' };
 
 /** A call that was let in; `release()` at hangup (more calls are harmless). */
 export interface AdmittedCall {
@@ -39,6 +65,7 @@ export type AdmissionDecision = 'accepted' | 'refused';
  */
 export class CallAdmission {
   readonly capacity: number;
+  readonly engines: CallEngines;
   private readonly active$ = new BehaviorSubject(0);
   private readonly decisions = new Subject<AdmissionDecision>();
   /** Each admission decision as it is made (for counters). */
@@ -46,9 +73,15 @@ export class CallAdmission {
   private isDraining = false;
 
   constructor(options: Partial<AdmissionOptions> = {}) {
-    const maxCalls = options.maxCalls ?? defaults.maxCalls;
+    this.engines = options.engines ?? defaults.engines;
+    const maxCalls = options.maxCalls ?? defaultMaxCalls(this.engines);
     if (!Number.isInteger(maxCalls) || maxCalls < 1) throw new RangeError(`maxCalls must be a positive integer, got ${maxCalls}`);
     this.capacity = maxCalls;
+  }
+
+  /** CPU per second of call the default capacity assumes for these engines, ms. */
+  get callCpuMsPerSecond(): number {
+    return callCpuMsPerSecond[this.engines];
   }
 
   get active(): number {

@@ -27,6 +27,16 @@ new Gauge({
   },
 });
 new Gauge({
+  name: 'shoal_call_cpu_ms_per_second',
+  help: 'CPU per second of call, in ms, that the default capacity assumes for the engines this process runs (embedded or hosted)',
+  labelNames: ['engines'] as const,
+  registers,
+  collect() {
+    this.reset();
+    for (const admission of admissions) this.set({ engines: admission.engines }, admission.callCpuMsPerSecond);
+  },
+});
+new Gauge({
   name: 'shoal_load',
   help: 'Share of the call capacity in use, 0..1 (1 while draining)',
   registers,

@@ -1,5 +1,6 @@
 import type { LogLevel } from '../logging/index.js';
 import type { LlmCommandOptions } from './llm-options.js';
+import type { AsrChoice } from './speech-engines.js';
 
 /**
  * The options of each command as commander parses them (src/cli/commands/*.ts) and its runner
@@ -14,6 +15,8 @@ export interface AgentCommandOptions extends LlmCommandOptions {
   script?: string;
   serviceUrl?: string;
   apiKey?: string;
+  /** Where speech is recognised; default: the service with `serviceUrl`, else local (`asrChoice`). */
+  asr?: AsrChoice;
   logLevel?: LogLevel;
   /** Other web origins whose pages may open calls; the page's own always may. */
   allowOrigin?: string[];
@@ -27,7 +30,7 @@ export interface AgentCommandOptions extends LlmCommandOptions {
   twilioAuthToken?: string;
   /** On a non-loopback address, take calls without an access token or stream key, on purpose. */
   publicCalls?: boolean;
-  /** Calls taken at once; default: derived from the cores (admissionDefaults.maxCalls). */
+  /** Calls taken at once; default: from the cores and what a call on these engines costs (`defaultMaxCalls`). */
   maxCalls?: number;
   /** On SIGTERM, the longest wait for calls in progress to end before they are cut. */
   drainTimeoutMs?: number;
@@ -57,6 +60,8 @@ export interface LiveKitCommandOptions extends LlmCommandOptions {
   mode: 'low-latency' | 'balanced';
   serviceUrl?: string;
   serviceKey?: string;
+  /** Where speech is recognised; default: the service with `serviceUrl`, else local (`asrChoice`). */
+  asr?: AsrChoice;
   maxCalls?: number;
   loadThreshold: number;
   callerIdentity?: string;

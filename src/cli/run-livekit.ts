@@ -11,6 +11,7 @@ import {
 } from '../transports/livekit/index.js';
 import type { LiveKitCommandOptions } from './options.js';
 import { dialogueSource, speechService } from './run-agent.js';
+import { asrChoice, callEngines, describeSpeech, sttFor } from './speech-engines.js';
 
 /** LiveKit URL, key or secret is missing from both the flags and the environment. */
 export class MissingLiveKitCredentialsError extends Error {
@@ -65,8 +66,9 @@ export async function runLiveKitCommand(options: LiveKitCommandOptions): Promise
 
   print('starting the speech service and the agent…');
   const service = await speechService({ serviceUrl: options.serviceUrl, apiKey: serviceKey });
-  const stack = await createEmbeddedAgentStack({ mode: options.mode, service: { url: service.url, apiKey: service.apiKey } });
-  const admission = new CallAdmission(options.maxCalls === undefined ? {} : { maxCalls: options.maxCalls });
+  const stack = await createEmbeddedAgentStack({ mode: options.mode, service: { url: service.url, apiKey: service.apiKey }, stt: sttFor(asrChoice(options)) });
+  print(describeSpeech(asrChoice(options), options.serviceUrl));
+  const admission = new CallAdmission({ maxCalls: options.maxCalls, engines: callEngines(options) });
   const control = CallControl.forServer(credentials, { endCall: options.endCall, transferTargets: options.transfer, defaultTransferTo: options.transferTo, allowAnyTransferTarget: options.allowAnyTransferTarget });
   const worker = new LiveKitWorker({
     ...credentials,

@@ -16,7 +16,10 @@ export interface EmbeddedStackOptions {
   /** The default mode of agents made by `agentFor`; each call may pick the other one. */
   mode: AgentMode;
   modeSettings?: Partial<ModeSettings>;
-  /** `engine`: pocketsphinx streaming in-process (true streaming); `service`: `/v1/asr` per VAD segment. */
+  /**
+   * `engine`: pocketsphinx streaming in-process (true streaming); `service`: `/v1/asr` per VAD segment, with the
+   * call's expectations as `hints`. Default: `service` when a running `service` is given, else `engine`.
+   */
   stt: 'engine' | 'service';
   /** Voice model id for synthesis; the service's default voice when absent. */
   referenceId?: string;
@@ -37,7 +40,7 @@ export interface EmbeddedStackOptions {
   pauses?: Partial<PauseOptions>;
 }
 
-export const embeddedDefaults: EmbeddedStackOptions = { mode: 'balanced', stt: 'engine', liveUtteranceIdleMs: 120, warmTts: false };
+export const embeddedDefaults: Omit<EmbeddedStackOptions, 'stt'> = { mode: 'balanced', liveUtteranceIdleMs: 120, warmTts: false };
 
 export interface EmbeddedAgentStack extends AgentStack {
   client: SpeechClient;
@@ -48,13 +51,13 @@ export interface EmbeddedAgentStack extends AgentStack {
 }
 
 /**
- * The whole stack in one process: the self-hosted speech service on a loopback port, the client, live TTS
- * (falling back to HTTP `/v1/tts` per piece), pocketsphinx streaming ASR (or `/v1/asr` per segment) and
- * Silero VAD. What `shoal talk`, `shoal agent` and the browser demo run on. The recognizer and VAD load here,
+ * The whole stack in one process: the self-hosted speech service on a loopback port (or the given `service`), the
+ * client, live TTS (falling back to HTTP `/v1/tts` per piece), pocketsphinx streaming ASR (or `/v1/asr` per
+ * segment: pocketsphinx is then not loaded in this process) and Silero VAD. What `shoal talk`, `shoal agent` and the browser demo run on. The recognizer and VAD load here,
  * before the first call, so the first turn is as fast as the others; synthesis too with `warmTts`.
  */
 export async function createEmbeddedAgentStack(options: Partial<EmbeddedStackOptions> = {}): Promise<EmbeddedAgentStack> {
-  const o = { ...embeddedDefaults, ...options };
+  const o: EmbeddedStackOptions = { ...embeddedDefaults, ...options, stt: options.stt ?? (options.service ? 'service' : 'engine') };
   // Loaded here rather than at the top so importing the agent does not load the service and its engines.
   const [{ parseWav }, { SpeechClient }, { PocketSphinxEngine, SileroVad }, { startEmbeddedService }] = await Promise.all([
     import('../../audio/index.js'),

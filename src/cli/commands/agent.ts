@@ -1,9 +1,9 @@
 import { Command, Option } from 'commander';
-import { defaults as admissionDefaults } from '../../agent/admission.js';
 import { addLlmOptions } from '../llm-options.js';
 import type { AgentCommandOptions } from '../options.js';
 import { logLevelOption, parsePort, parsePositiveInteger } from '../parse.js';
 import { addSecretOption, secretValue, secrets } from '../secrets.js';
+import { asrOption, maxCallsDefaultHelp } from '../speech-engines.js';
 
 /** The phone options `shoal agent` and `shoal call` share. */
 export function addPhoneOptions(command: Command): Command {
@@ -28,7 +28,8 @@ export function registerAgent(program: Command): void {
     .addOption(new Option('--mode <mode>', 'turn-taking mode').choices(['low-latency', 'balanced']).default('balanced'))
     .option('--script <file>', 'run a scripted dialogue from a JSON or YAML file instead of --agent')
     .option('--service-url <url>', 'hosted speech service base URL (default: the self-hosted service, in-process)')
-    .option('--max-calls <n>', `calls taken at once; more hear a busy line / see "busy" (default: ${admissionDefaults.maxCalls}, from the embedded stack's measured CPU per call and the cores)`, parsePositiveInteger)
+    .addOption(asrOption())
+    .option('--max-calls <n>', `calls taken at once; more hear a busy line / see "busy" (${maxCallsDefaultHelp()})`, parsePositiveInteger)
     .option('--drain-timeout <ms>', 'on SIGTERM: stop taking calls, wait this long for calls in progress to end, then exit 0', parsePositiveInteger, 30_000)
     .addOption(logLevelOption('info'))
     .option('--allow-origin <origin>', 'another web origin whose pages may open calls (repeatable); the page\'s own always may', (value: string, all: string[]) => [...all, value], [])

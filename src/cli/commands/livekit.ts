@@ -1,9 +1,9 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { defaults as admissionDefaults } from '../../agent/admission.js';
 import { addLlmOptions } from '../llm-options.js';
 import type { LiveKitCommandOptions } from '../options.js';
 import { parsePositiveInteger, parsePositiveNumber } from '../parse.js';
 import { addSecretOption, secretValue, secrets } from '../secrets.js';
+import { asrOption, maxCallsDefaultHelp } from '../speech-engines.js';
 
 function parseTransfer(value: string, previous: Record<string, string> = {}): Record<string, string> {
   const at = value.indexOf('=');
@@ -29,7 +29,8 @@ export function registerLiveKit(program: Command): void {
     .option('--script <file>', 'run a scripted dialogue from a JSON or YAML file instead of --agent')
     .addOption(new Option('--mode <mode>', 'turn-taking mode').choices(['low-latency', 'balanced']).default('balanced'))
     .option('--service-url <url>', 'hosted speech service base URL (default: the self-hosted service, in-process)')
-    .option('--max-calls <n>', `calls this process takes at once (default: ${admissionDefaults.maxCalls}, from the embedded stack's measured CPU per call and the cores)`, parsePositiveInteger)
+    .addOption(asrOption())
+    .option('--max-calls <n>', `calls this process takes at once (${maxCallsDefaultHelp()})`, parsePositiveInteger)
     .option('--load-threshold <share>', 'load (calls / max calls) from which the worker tells LiveKit it is full', parseLoad, 1)
     .option('--caller-identity <identity>', 'the caller is this participant (default: the first one of --caller-kind to join)')
     .option('--caller-kind <kinds>', 'participant kinds that can be the caller, comma-separated: standard, sip, connector, ...', 'standard,sip,connector')

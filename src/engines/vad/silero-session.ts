@@ -63,22 +63,33 @@ export interface SileroInference {
   run(input: Float32Array, state: Float32Array): Promise<SileroStep>;
 }
 
+/** Steps of `count` detectors in one inference: inputs [count, 576], states [2, count, 128]. */
+export interface SileroBatchStep {
+  probabilities: Float32Array;
+  state: Float32Array;
+}
+
 const sampleRate = 16000;
 
-/** Runs Silero steps in this thread, on the thread's shared session for `modelPath`. */
-export function sileroInference(modelPath?: string): SileroInference {
+/** Runs Silero steps in this thread, on the thread's shared session for `modelPath`; `runBatch` many detectors' at once. */
+export function sileroInference(modelPath?: string): SileroInference & { runBatch(input: Float32Array, state: Float32Array, count: number): Promise<SileroBatchStep> } {
   const ort = onnxRuntime();
   const session = sileroSession(modelPath);
   const rate = new ort.Tensor('int64', BigInt64Array.from([BigInt(sampleRate)]), []);
+  const runBatch = async (input: Float32Array, state: Float32Array, count: number): Promise<SileroBatchStep> => {
+    const out = await (await session).run({
+      input: new ort.Tensor('float32', input, [count, input.length / count]),
+      state: new ort.Tensor('float32', state, [2, count, 128]),
+      sr: rate,
+    });
+    return { probabilities: out.output!.data as Float32Array, state: out.stateN!.data as Float32Array };
+  };
   return {
     ready: session,
+    runBatch,
     run: async (input, state) => {
-      const out = await (await session).run({
-        input: new ort.Tensor('float32', input, [1, input.length]),
-        state: new ort.Tensor('float32', state, [2, 1, 128]),
-        sr: rate,
-      });
-      return { probability: (out.output!.data as Float32Array)[0]!, state: out.stateN!.data as Float32Array };
+      const out = await runBatch(input, state, 1);
+      return { probability: out.probabilities[0]!, state: out.state };
     },
   };
 }

@@ -19,9 +19,18 @@ export interface SileroVadOptions {
   resetAfterSilenceMs: number;
   /** Frames scoring below this count as without speech for `resetAfterSilenceMs`. */
   silenceProbability: number;
+  /**
+   * Once `settleFrames` frames in a row were quieter than this (RMS, dBFS) and scored as silence, the next quiet
+   * frames are scored 0 without running the model, and leave its settled state as it was: a phone line's quiet
+   * between answers costs no inference. -Infinity runs the model on every frame. The decisions on the human
+   * fixtures stay those of the model on every frame (test/engines-vad-batch.test.ts).
+   */
+  quietBelowDbfs: number;
+  /** Quiet frames in a row, scored as silence, before quiet frames skip the model. */
+  settleFrames: number;
 }
 
-export const defaults: SileroVadOptions = { resetAfterSilenceMs: 3000, silenceProbability: 0.15 };
+export const defaults: SileroVadOptions = { resetAfterSilenceMs: 3000, silenceProbability: 0.15, quietBelowDbfs: -55, settleFrames: 8 };
 
 /** A frame that is not 512 samples of 16 kHz audio. */
 export class VadFrameSizeError extends RangeError {
@@ -45,7 +54,12 @@ export class SileroVad implements VoiceActivityDetector {
   private readonly runner: SileroRunner;
   private readonly resetAfterFrames: number;
   private readonly silenceProbability: number;
+  /** Sum of squared samples (16-bit) below which a frame is quiet. */
+  private readonly quietEnergy: number;
   private silentFrames = 0;
+  /** Quiet frames in a row that scored as silence. */
+  private settledFrames = 0;
+  private readonly settleFrames: number;
 
   constructor(runner?: SileroRunner, options: Partial<SileroVadOptions> = {}) {
     onnxRuntime(); // says what to install, at once, when onnxruntime-node is missing
@@ -53,6 +67,8 @@ export class SileroVad implements VoiceActivityDetector {
     const o = { ...defaults, ...options };
     this.resetAfterFrames = Math.round((o.resetAfterSilenceMs * sampleRate) / 1000 / frameSamples);
     this.silenceProbability = o.silenceProbability;
+    this.quietEnergy = frameSamples * (32768 * 10 ** (o.quietBelowDbfs / 20)) ** 2;
+    this.settleFrames = o.settleFrames;
     // A failed model load surfaces on the first probability() call.
     this.runner.ready.catch(() => undefined);
   }
@@ -79,6 +95,7 @@ export class SileroVad implements VoiceActivityDetector {
     this.state = new Float32Array(stateSize);
     this.input.fill(0, 0, contextSamples);
     this.silentFrames = 0;
+    this.settledFrames = 0;
   }
 
   release(): void {
@@ -91,9 +108,19 @@ export class SileroVad implements VoiceActivityDetector {
     const generation = this.generation;
     await this.runner.ready;
     const input = this.input;
-    for (let i = 0; i < frameSamples; i++) input[contextSamples + i] = frame[i]! / 32768;
-    const step = input.slice();
+    let energy = 0;
+    for (let i = 0; i < frameSamples; i++) {
+      const sample = frame[i]!;
+      energy += sample * sample;
+      input[contextSamples + i] = sample / 32768;
+    }
+    const quiet = energy < this.quietEnergy;
+    const step = quiet && this.settledFrames >= this.settleFrames ? undefined : input.slice();
     input.copyWithin(0, frameSamples, frameSamples + contextSamples);
+    if (!step) {
+      if (this.afterFrame(0)) this.state = new Float32Array(stateSize);
+      return 0;
+    }
     // The state may be moved to a worker; a reset meanwhile has already replaced it.
     let out;
     try {
@@ -102,7 +129,10 @@ export class SileroVad implements VoiceActivityDetector {
       if (generation === this.generation) this.state = new Float32Array(stateSize);
       throw error;
     }
-    if (generation === this.generation) this.state = this.afterFrame(out.probability) ? new Float32Array(stateSize) : out.state;
+    if (generation === this.generation) {
+      this.settledFrames = quiet && out.probability < this.silenceProbability ? this.settledFrames + 1 : 0;
+      this.state = this.afterFrame(out.probability) ? new Float32Array(stateSize) : out.state;
+    }
     return out.probability;
   }
 

@@ -1,4 +1,4 @@
-/** Worker thread running Silero VAD inference for many detectors: their state travels with each frame. */
+/** Worker thread running Silero VAD inference for many detectors, one batch at a time: their state travels with each frame. */
 import { parentPort, workerData } from 'node:worker_threads';
 import { MissingPackageError } from '../../optional/index.js';
 import { EngineUnavailableError } from '../types.js';
@@ -17,9 +17,9 @@ parentPort!.on('message', async (request: SileroRequest) => {
       await infer.ready;
       reply = { seq: request.seq, ok: true };
     } else {
-      const { probability, state } = await infer.run(request.input, request.state);
+      const { probabilities, state } = await infer.runBatch(request.input, request.state, request.count);
       transfer.push(state.buffer as ArrayBuffer);
-      reply = { seq: request.seq, ok: true, probability, state };
+      reply = { seq: request.seq, ok: true, probabilities, state };
     }
   } catch (error) {
     const unavailable = error instanceof EngineUnavailableError || error instanceof MissingPackageError;

@@ -1,0 +1,151 @@
+/**
+ * Density with hosted engines, measured from outside over the real wire paths. Three processes: (a) a stand-in
+ * hosted speech service (bench/hosted-density/stand-in.ts: `/v1/asr` answers after 150 ms, `/v1/tts/live`
+ * answers each flush after 120 ms with PCM paced in real time), (b) `shoal agent --service-url` running the
+ * parcel-line script, (c) N Twilio-style callers (bench/hosted-density/callers.ts) playing a recording of a real
+ * caller as 20 ms mu-law frames in real time and echoing marks.
+ *
+ * Per N: turns answered (reply within 5 s), reply after the caller's answer ends p50/p95, the agent's CPU per
+ * call-second and cores used (/proc), RSS per call (peak during the run minus before, over N), event-loop lag
+ * p99 (the agent's /metrics `nodejs_eventloop_lag_p99_seconds`, over the run; it includes prom-client's 10 ms
+ * sampling interval), and the first N whose p95 leaves 1.5x of one call's. Prints one JSON line.
+ *
+ * Run: npx tsx bench/hosted-density.ts [--calls 1,10,25,50,75,100] [--stagger-ms 100] [--max-calls N]
+ *        [--cpu-prof DIR]          (profile the agent process: node --cpu-prof, written at its exit)
+ *        [--soak 500 --lanes 10]   (instead: that many short calls through one agent, RSS growth; see below)
+ * About 45 s per N, plus start-up.
+ */
+import { cpus } from 'node:os';
+import { load, p, round } from './capacity/measure.js';
+import { cpuMs, metric, rssMb, runScript, shoalBin, startProcess, type Running } from './hosted-density/processes.js';
+
+const argument = (name: string) => {
+  const at = process.argv.indexOf(name);
+  return at >= 0 ? process.argv[at + 1] : undefined;
+};
+const counts = (argument('--calls') ?? '1,10,25,50,75,100').split(',').map(Number);
+const staggerMs = Number(argument('--stagger-ms') ?? 100);
+const maxCalls = argument('--max-calls') ?? '1000';
+const profileDir = argument('--cpu-prof');
+const soak = argument('--soak');
+const lanes = Number(argument('--lanes') ?? 10);
+
+interface CallResult {
+  admitted: boolean;
+  connectedMs: number;
+  replies: Array<number | null>;
+}
+
+const service = await startProcess('bench/hosted-density/stand-in.ts', [], /listening on (\S+)/, ['--import', 'tsx']);
+let agent: Running | undefined;
+try {
+  const agentArgs = ['agent', '--port', '0', '--log-level', 'warn', '--script', 'examples/scripts/parcel-line.yaml', '--service-url', service.found, '--api-key', 'bench-key', '--max-calls', maxCalls];
+  const flags = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
+  agent = await startProcess(shoalBin, agentArgs, /open (\S+) and press/, flags);
+  const pid = agent.child.pid!;
+  const base = agent.found;
+  const telephony = `${base.replace(/^http/, 'ws')}telephony`;
+  const scrape = async () => (await fetch(`${base}metrics`)).text();
+  const startLine = () => /Speech: .*/.exec(agent!.output())?.[0];
+  const machine = { cpus: cpus().length, node: process.version };
+
+  const callers = (calls: number, extra: string[] = []) =>
+    runScript<{ answers_per_call: number; results: CallResult[] }>('bench/hosted-density/callers.ts', ['--url', telephony, '--calls', String(calls), '--stagger-ms', String(staggerMs), ...extra]);
+
+  if (soak) {
+    // Short calls (one answer each) in `lanes` parallel lanes, back to back: RSS after a warm-up of one call per
+    // lane, then after all of them; the agent's own heap from /metrics too.
+    const perLane = Math.ceil(Number(soak) / lanes);
+    await callers(lanes, ['--answers', '1']);
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const before = { rss_mb: rssMb(pid), heap_mb: round((metric(await scrape(), 'nodejs_heap_size_used_bytes') ?? 0) / 2 ** 20) };
+    const loadBefore = load();
+    const started = performance.now();
+    const run = await callers(lanes, ['--answers', '1', '--sequential', String(perLane)]);
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const after = { rss_mb: rssMb(pid), heap_mb: round((metric(await scrape(), 'nodejs_heap_size_used_bytes') ?? 0) / 2 ** 20) };
+    const replies = run.results.flatMap((r) => r.replies);
+    process.stdout.write(
+      `${JSON.stringify({
+        bench: 'hosted-density-soak',
+        machine,
+        speech: startLine(),
+        calls: run.results.length,
+        lanes,
+        minutes: round((performance.now() - started) / 60_000),
+        turns_answered: replies.filter((r) => r !== null).length,
+        turns: replies.length,
+        before,
+        after,
+        rss_growth_mb: round(after.rss_mb - before.rss_mb),
+        load_average_before: loadBefore,
+        load_average_after: load(),
+      })}\n`,
+    );
+  } else {
+    await callers(1); // warm-up: the first call loads what calls share
+    // What the agent costs with no call: spread over the calls in `cpu_ms_per_call_second`, not in `..._above_idle`.
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const idleFrom = cpuMs(pid);
+    await new Promise((resolve) => setTimeout(resolve, 10_000));
+    const idleCpuMsPerSecond = round((cpuMs(pid) - idleFrom) / 10, 1)!;
+    const rows = [];
+    for (const calls of counts) {
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      const loadBefore = load();
+      await scrape(); // resets the event-loop lag histogram
+      const rssBefore = rssMb(pid);
+      let peakRss = rssBefore;
+      const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMb(pid))), 250);
+      const cpuBefore = cpuMs(pid);
+      const started = performance.now();
+      const run = await callers(calls);
+      const wallMs = performance.now() - started;
+      const usedMs = cpuMs(pid) - cpuBefore;
+      clearInterval(sampler);
+      const text = await scrape();
+      const admitted = run.results.filter((r) => r.admitted);
+      const replies = admitted.flatMap((r) => r.replies);
+      const answered = replies.filter((r): r is number => r !== null);
+      const callSeconds = admitted.reduce((sum, r) => sum + r.connectedMs, 0) / 1000;
+      rows.push({
+        calls,
+        admitted: admitted.length,
+        turns_answered: answered.length,
+        turns: replies.length,
+        answered_by_answer: Array.from({ length: run.answers_per_call }, (_, k) => admitted.filter((r) => r.replies[k] !== null).length),
+        reply_p50_ms: p(answered, 50),
+        reply_p95_ms: p(answered, 95),
+        cpu_ms_per_call_second: round(usedMs / callSeconds, 1),
+        cpu_ms_per_call_second_above_idle: round((usedMs - (idleCpuMsPerSecond * wallMs) / 1000) / callSeconds, 1),
+        cores_used: round(usedMs / wallMs, 2),
+        rss_before_mb: rssBefore,
+        rss_peak_mb: peakRss,
+        rss_per_call_mb: round((peakRss - rssBefore) / calls, 2),
+        event_loop_lag_p99_ms: round((metric(text, 'nodejs_eventloop_lag_p99_seconds') ?? NaN) * 1000, 1),
+        load_average_before: loadBefore,
+      });
+      process.stderr.write(`${JSON.stringify(rows.at(-1))}\n`);
+    }
+    const single = rows.find((row) => row.calls === 1)?.reply_p95_ms;
+    const leaves = single ? rows.find((row) => row.reply_p95_ms === null || row.reply_p95_ms > single * 1.5 || row.turns_answered < row.turns) : undefined;
+    process.stdout.write(
+      `${JSON.stringify({
+        bench: 'hosted-density',
+        machine,
+        speech: startLine(),
+        stand_in: { asr_ms: 150, tts_first_audio_ms: 120 },
+        stagger_ms: staggerMs,
+        vad_max_batch: process.env['SHOAL_VAD_MAX_BATCH'] ?? 'default',
+        idle_cpu_ms_per_second: idleCpuMsPerSecond,
+        rows,
+        first_calls_beyond_1_5x_single_p95_or_unanswered: leaves?.calls ?? null,
+        load_average_after: load(),
+      })}\n`,
+    );
+  }
+} finally {
+  await agent?.stop();
+  await service.stop();
+}
+process.exit(0);
