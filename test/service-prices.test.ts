@@ -52,18 +52,17 @@ describe('the account gate', () => {
       sk_revoked: { revokedAt: '2025-12-01T00:00:00Z' },
       sk_expired: { expiresAt: now.toISOString() },
       sk_later: { expiresAt: '2026-01-01T12:00:01Z' },
-      sk_orphan: { userId: 'gone' },
       sk_broke: { userId: 'bob' },
     },
     { ann: 1, bob: 0 },
   );
   const gate = new StoreAccountGate(store, { now: () => now, rateLimit: { requestsPerSecond: 1, burst: 1, liveSessions: 1 } });
 
-  it('takes a key with or without "Bearer " and refuses unknown, revoked, expired and orphaned keys', async () => {
+  it('takes a key with or without "Bearer " and refuses unknown, revoked and expired keys', async () => {
     expect(await gate.authenticate('sk_live')).toEqual({ userId: 'ann', keyId: 'k0' });
     expect(await gate.authenticate('Bearer  sk_live ')).toEqual({ userId: 'ann', keyId: 'k0' });
     expect(await gate.authenticate('bearer sk_later')).toEqual({ userId: 'ann', keyId: 'k3' });
-    for (const refused of [undefined, '', 'Bearer ', 'sk_other', 'sk_revoked', 'sk_expired', 'sk_orphan']) {
+    for (const refused of [undefined, '', 'Bearer ', 'sk_other', 'sk_revoked', 'sk_expired']) {
       expect(await gate.authenticate(refused), String(refused)).toBeNull();
     }
   });
@@ -77,10 +76,10 @@ describe('the account gate', () => {
     }
   });
 
-  it('admits requests by the key\'s rate limit and hands back a release', () => {
-    const release = gate.admit({ userId: 'ann', keyId: 'k9' }, 'live-session');
+  it('admits requests by the key\'s rate limit and hands back a release', async () => {
+    const release = await gate.admit({ userId: 'ann', keyId: 'k9' }, 'live-session');
     expect(typeof release).toBe('function');
-    expect(() => gate.admit({ userId: 'ann', keyId: 'k9' }, 'live-session')).toThrow(/too many live sessions/);
+    await expect(gate.admit({ userId: 'ann', keyId: 'k9' }, 'live-session')).rejects.toThrow(/too many live sessions/);
   });
 
   it('uses the wall clock for expiry when given none', async () => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { resolveTransfer, type TransferPolicy } from '../../src/transports/transfer-target.js';
+import { resolveTransfer, type TransferPolicy } from '../../src/agent/index.js';
 import { defineTool, type ChatTool } from './tools.js';
 
 export const TRANSFER_TOOL = 'transfer_call';

@@ -31,3 +31,4 @@ export { FallbackTextToSpeech } from './tts/fallback-tts.js';
 export { LiveTextToSpeech, defaults as liveTtsDefaults, type LiveTtsOptions } from './tts/live-tts.js';
 export { createLocalAgentStack, localDefaults, type AgentStack, type LocalStackOptions } from './stack/local-stack.js';
 export { createEmbeddedAgentStack, embeddedDefaults, type EmbeddedAgentStack, type EmbeddedStackOptions } from './stack/embedded-stack.js';
+export { TransferTargetError, TransferRefusedError, resolveTransfer, isPhoneNumber, isSipUri, type TransferPolicy, type AllowedTransfer } from './transfer-target.js';

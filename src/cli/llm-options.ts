@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Dialogue } from '../agent/index.js';
 import { readSecretFile } from './secrets.js';
-import type { TransferPolicy } from '../transports/transfer-target.js';
+import type { TransferPolicy } from '../agent/transfer-target.js';
 
 /** The `--llm-*` options shared by `shoal talk` and `shoal agent`. */
 export interface LlmCommandOptions {

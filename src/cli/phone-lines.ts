@@ -13,7 +13,7 @@ import {
   type CarrierCallControl,
 } from '../transports/telephony/index.js';
 import type { CallMode } from '../transports/call-request.js';
-import { TransferTargetError, type TransferPolicy } from '../transports/transfer-target.js';
+import { TransferTargetError, type TransferPolicy } from '../agent/transfer-target.js';
 
 /** What `shoal agent` and `shoal call` need to know about the phone side; env fills what the flags leave out. */
 export interface PhoneSettings {

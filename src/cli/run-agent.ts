@@ -20,7 +20,7 @@ import { defaults as llmDefaults, llmDialogue, type LlmCommandOptions } from './
 import { PhoneLines, transferPolicy } from './phone-lines.js';
 import { ExposureError, exposureProblems } from './exposure.js';
 import { listenError } from './listen-error.js';
-import type { TransferPolicy } from '../transports/transfer-target.js';
+import type { TransferPolicy } from '../agent/transfer-target.js';
 import { asrChoice, callEngines, describeSpeech, sttFor } from './speech-engines.js';
 
 /** A started `shoal agent`: the speech stack, the demo page and the transports. */

@@ -4,5 +4,5 @@ export * from './telephony/index.js';
 export * from './file/index.js';
 export { AgentBusyError, CallRejectedError, callTraceparent, isCallMode, type CallMode, type CallRequest, type RunningCall, type CallSession, type StartCall } from './call-request.js';
 export { PlayoutRateConverter } from './playout-rate.js';
-export { TransferTargetError, TransferRefusedError, resolveTransfer, type TransferPolicy, type AllowedTransfer } from './transfer-target.js';
+export { TransferTargetError, TransferRefusedError, resolveTransfer, type TransferPolicy, type AllowedTransfer } from '../agent/transfer-target.js';
 export * from './livekit/index.js';

@@ -1,6 +1,6 @@
 import { RoomServiceClient, SipClient } from 'livekit-server-sdk';
 import type { RoomParticipant } from './room-link.js';
-import { resolveTransfer, TransferRefusedError, TransferTargetError } from '../transfer-target.js';
+import { resolveTransfer, TransferRefusedError, TransferTargetError } from '../../agent/transfer-target.js';
 
 export { TransferRefusedError, TransferTargetError };
 

@@ -1,4 +1,4 @@
-import { isPhoneNumber, isSipUri, TransferTargetError } from '../transfer-target.js';
+import { isPhoneNumber, isSipUri, TransferTargetError } from '../../agent/transfer-target.js';
 export { isPhoneNumber, isSipUri, TransferTargetError };
 import type { CarrierName } from './carriers/index.js';
 

@@ -1,6 +1,6 @@
 import type { Observable } from 'rxjs';
 import type { AgentEvent } from '../../agent/events.js';
-import { resolveTransfer, type TransferPolicy } from '../transfer-target.js';
+import { resolveTransfer, type TransferPolicy } from '../../agent/transfer-target.js';
 import type { CarrierCallControl, TransferTarget } from './call-control.js';
 import { dtmfTones } from './dtmf-tones.js';
 import type { TelephonyTransport } from './telephony-transport.js';
