@@ -4,7 +4,7 @@
  * - the framework's share of it (voice-to-voice minus endpointing, ASR, dialogue and TTS time);
  * - Silero VAD ms per 32 ms frame; framework CPU ms per second of call audio with engines replaced by
  *   zero-cost doubles; peak RSS per concurrent call.
- * Run: flock /tmp/bench.lock npx tsx bench/agent.ts [--quick]
+ * Run: npx tsx bench/agent.ts [--quick]
  */
 import { readFileSync } from 'node:fs';
 import { createDialogue } from '../agents/index.js';

@@ -2,7 +2,7 @@
  * Browser demo benchmark: a real Chromium page (fake microphone fed from a fixture call) talks to `shoal agent`
  * in this process, once per mode. Prints one JSON object: per mode, the agent's per-turn latencies as the
  * page's waterfall shows them (p50/p95), and what the page sent and played.
- * Run: flock /tmp/bench.lock npx tsx bench/browser-call.ts [--fixture=FILE.wav] [--modes=balanced]
+ * Run: npx tsx bench/browser-call.ts [--fixture=FILE.wav] [--modes=balanced]
  *   (--fixture: another caller recording, 16 kHz or more; default test/fixtures/calls/booking-16k.wav)
  */
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -4,7 +4,7 @@
  * instance, the overdraft race (40 TTS requests across the instances on credit for 5), and how long after a
  * revocation another instance refuses the key (HTTP) and ends its live session.
  * Goals: balance never below 0; the read's p95 within 2x of SQLite's at one instance; revocation <= 1 s.
- * Run with `flock /tmp/bench.lock npx tsx bench/fleet.ts` (needs `scripts/setup.sh --test` for PostgreSQL).
+ * Run with `npx tsx bench/fleet.ts` (needs `scripts/setup.sh --test` for PostgreSQL).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';

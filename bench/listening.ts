@@ -23,7 +23,7 @@
  * WER and false accepts are given per fold of test/fixtures/human/folds.json: constants are fitted on
  * `tuning` (speaker-disjoint from `held_out`), so the `held_out` figures are the ones to quote, with
  * `second_set` (test/fixtures/human-cmu, never fitted on).
- * Run: flock /work/bench.lock npx tsx bench/listening.ts [--quick] [--only=wer_8k,ivr_calls] [--band-blind]
+ * Run: npx tsx bench/listening.ts [--quick] [--only=wer_8k,ivr_calls] [--band-blind]
  *   (--quick: 16 kHz only, no calls; --only: just the named sections; --band-blind: hear audio not said to be
  *   telephone audio with the wide-band model whatever its spectrum, to measure what the band detection buys)
  */

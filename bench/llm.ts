@@ -7,7 +7,7 @@
  *   clock (`shoal talk --fast`): endpointing is counted on the call's clock, recognition, the LLM and synthesis on
  *   the wall clock, so a loaded machine cannot fall behind real time and pile utterances up.
  * The fake model streams a word every `WORD_GAP_MS` ms with no thinking time, so the figures are the framework's and
- * the SDK's share, not a real model's. Run: flock /tmp/bench.lock npx tsx bench/llm.ts [--quick]
+ * the SDK's share, not a real model's. Run: npx tsx bench/llm.ts [--quick]
  */
 import { readFileSync } from 'node:fs';
 import OpenAI from 'openai';

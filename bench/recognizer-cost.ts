@@ -6,7 +6,7 @@
  * CPU is process.cpuUsage() (all threads, user + system) around the decodes, after the model is loaded.
  * `--dict=PATH` decodes with another pronunciation dictionary (e.g. the LM's most frequent words only: words of the
  * language model missing from the dictionary are never hypothesised). RSS growth over the model load is printed too.
- * Run: flock /work/bench.lock npx tsx bench/recognizer-cost.ts [--only=baseline,topn2] [--args="-maxwpf 20"] [--dict=PATH]
+ * Run: npx tsx bench/recognizer-cost.ts [--only=baseline,topn2] [--args="-maxwpf 20"] [--dict=PATH]
  */
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';

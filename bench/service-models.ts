@@ -1,7 +1,7 @@
 /**
  * Figures of the self-hosted service's accounts and voice models as JSON: model list latency over HTTP with
  * 10,000 stored models (target p95 <= 20 ms), and requests per second of an authenticated tiny TTS request.
- * Run with `flock /tmp/bench.lock npx tsx bench/service-models.ts`.
+ * Run with `npx tsx bench/service-models.ts`.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

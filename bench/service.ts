@@ -2,7 +2,7 @@
  * Speech service figures over real loopback sockets: time to first audio byte on POST /v1/tts and on the live
  * WebSocket for a 12-word sentence (target <= 80 ms), TTS real-time factor per format, ASR real-time factor
  * (target <= 0.3) and 20 concurrent TTS requests (all must succeed; p95 reported).
- * Prints one JSON object. Run: flock /tmp/bench.lock npx tsx bench/service.ts
+ * Prints one JSON object. Run: npx tsx bench/service.ts
  */
 import { decode, encode } from '@msgpack/msgpack';
 import { readFileSync } from 'node:fs';

@@ -21,8 +21,8 @@ export interface ServiceLimits {
   maxTextCharacters: number;
   /**
    * HTTP TTS responses synthesised at once (both TTS routes together); one more is refused at once with 503
-   * and Retry-After, so the admitted ones keep their pace. Default: two per core (a response keeps about half
-   * a core busy between synthesis and encoding). Live sessions have their own cap.
+   * and Retry-After, so the admitted ones keep their pace. Default: one per core (with two per core, a response in
+   * progress slowed from 1.1 s to 5.0 s when 59 more arrived: bench/reliability.ts). Live sessions have their own cap.
    */
   ttsStreams: number;
   msgpack: MsgpackLimits;
@@ -36,7 +36,6 @@ export const defaultLimits: ServiceLimits = {
   voiceDesignBodyBytes: 64 * 1024,
   defaultBodyBytes: 1024 * 1024,
   maxTextCharacters: 100_000,
-  // One per core: with two per core a response in progress took 5.0 s instead of 1.1 s alone when 59 more arrived (bench/reliability.ts).
   ttsStreams: availableParallelism(),
   msgpack: msgpackDefaults,
 };
