@@ -21,9 +21,10 @@ export const embeddedCallCpuMsPerSecond = 240;
 
 /**
  * CPU one phone call costs the process when recognition and synthesis are a speech service's (`--service-url`):
- * bench/hosted-density.ts `cpu_ms_per_call_second` at 10-25 calls was 14-26 ms on 2 shared cores (Silero VAD
- * batched across calls and skipped on settled quiet; the rest is media parsing, resampling, the live TTS socket
- * and the calls' RxJS, nearly all on the event loop); see docs/capacity.md.
+ * bench/hosted-density.ts `cpu_ms_per_call_second` was 14 ms at 25 calls with Silero's quiet gate on, and 19.5-21.6
+ * ms at 25-50 calls on a quiet machine with it off (the default); at 50 calls every turn was answered within 1.0x of
+ * one call's p95, with event-loop lag p99 17 ms (docs/capacity.md). Nearly all of it is the event loop's: media
+ * parsing, resampling, the live TTS socket and the calls' RxJS.
  */
 export const hostedCallCpuMsPerSecond = 14;
 
