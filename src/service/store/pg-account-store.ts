@@ -1,4 +1,5 @@
 import { newId } from './ids.js';
+import { toKey, toUser, type KeyRow, type UserRow } from './account-rows.js';
 import { changesChannel, StoreUnavailableError, type PgDatabase, type Queryable } from './pg-database.js';
 import { UnknownUserError } from './sqlite-account-store.js';
 import type { AccountStore, ApiKeyRecord, DebitResult, HoldResult, NewKey, NewUser, UserRecord } from './types.js';
@@ -9,44 +10,7 @@ export const defaults = {
   keyCacheSize: 10_000,
 };
 
-interface UserRow {
-  id: string;
-  nickname: string;
-  avatar: string;
-  credit_micros: number;
-  granted_micros: number;
-  free_credit: boolean;
-  created_at: string;
-  updated_at: string;
-}
-
-interface KeyRow {
-  id: string;
-  user_id: string;
-  name: string;
-  created_at: string;
-  expires_at: string | null;
-  revoked_at: string | null;
-}
-
 const keyColumns = 'id, user_id, name, created_at, expires_at, revoked_at';
-
-function toUser(row: UserRow): UserRecord {
-  return {
-    id: row.id,
-    nickname: row.nickname,
-    avatar: row.avatar,
-    creditMicros: row.credit_micros,
-    grantedMicros: row.granted_micros,
-    freeCredit: row.free_credit,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
-
-function toKey(row: KeyRow): ApiKeyRecord {
-  return { id: row.id, userId: row.user_id, name: row.name, createdAt: row.created_at, expiresAt: row.expires_at, revokedAt: row.revoked_at };
-}
 
 /**
  * Users, hashed API keys, the credit ledger and credit holds in PostgreSQL, shared by every instance.

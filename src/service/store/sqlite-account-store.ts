@@ -1,26 +1,7 @@
 import type { SqliteDatabase } from './database.js';
 import { newId } from './ids.js';
+import { toKey, toUser, type KeyRow, type UserRow } from './account-rows.js';
 import type { AccountStore, ApiKeyRecord, DebitResult, HoldResult, NewKey, NewUser, UserRecord } from './types.js';
-
-interface UserRow {
-  id: string;
-  nickname: string;
-  avatar: string;
-  credit_micros: number;
-  granted_micros: number;
-  free_credit: number;
-  created_at: string;
-  updated_at: string;
-}
-
-interface KeyRow {
-  id: string;
-  user_id: string;
-  name: string;
-  created_at: string;
-  expires_at: string | null;
-  revoked_at: string | null;
-}
 
 export class UnknownUserError extends Error {
   readonly status = 404;
@@ -28,30 +9,6 @@ export class UnknownUserError extends Error {
     super(`no user with id ${userId}`);
     this.name = 'UnknownUserError';
   }
-}
-
-function toUser(row: UserRow): UserRecord {
-  return {
-    id: row.id,
-    nickname: row.nickname,
-    avatar: row.avatar,
-    creditMicros: row.credit_micros,
-    grantedMicros: row.granted_micros,
-    freeCredit: row.free_credit === 1,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
-
-function toKey(row: KeyRow): ApiKeyRecord {
-  return {
-    id: row.id,
-    userId: row.user_id,
-    name: row.name,
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-    revokedAt: row.revoked_at,
-  };
 }
 
 /** Users, hashed API keys and the credit ledger in SQLite; every multi-step change is one transaction. */
