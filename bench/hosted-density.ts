@@ -6,24 +6,26 @@
  * caller as 20 ms mu-law frames in real time and echoing marks.
  *
  * Per N: turns answered (reply within 5 s), reply after the caller's answer ends p50/p95, the agent's CPU per
- * call-second and cores used (/proc), RSS per call (peak during the run minus before, over N), event-loop lag
+ * call-second and cores used (/proc), the event loop's share of that CPU (the main thread's), RSS per call (peak during the run minus before, over N), event-loop lag
  * p99 (the agent's /metrics `nodejs_eventloop_lag_p99_seconds`, over the run; it includes prom-client's 10 ms
- * sampling interval), and the first N whose p95 leaves 1.5x of one call's. Prints one JSON line.
+ * sampling interval), the first N whose p95 leaves 1.5x of one call's or leaves a turn unanswered, the largest N
+ * that holds, and the default `--max-calls` for hosted engines against it. Prints one JSON line.
  *
- * Run: npx tsx bench/hosted-density.ts [--calls 1,10,25,50,75,100] [--stagger-ms 100] [--max-calls N]
+ * Run: npx tsx bench/hosted-density.ts [--calls 1,10,25,50,75,90,100] [--stagger-ms 100] [--max-calls N]
  *        [--cpu-prof DIR]          (profile the agent process: node --cpu-prof, written at its exit)
  *        [--soak 500 --lanes 10]   (instead: that many short calls through one agent, RSS growth; see below)
  * About 45 s per N, plus start-up.
  */
 import { cpus } from 'node:os';
 import { load, p, round } from './capacity/measure.js';
-import { cpuMs, metric, rssMb, runScript, shoalBin, startProcess, type Running } from './hosted-density/processes.js';
+import { defaultMaxCalls } from '../src/agent/admission.js';
+import { cpuMs, loopCpuMs, metric, rssMb, runScript, shoalBin, startProcess, type Running } from './hosted-density/processes.js';
 
 const argument = (name: string) => {
   const at = process.argv.indexOf(name);
   return at >= 0 ? process.argv[at + 1] : undefined;
 };
-const counts = (argument('--calls') ?? '1,10,25,50,75,100').split(',').map(Number);
+const counts = (argument('--calls') ?? '1,10,25,50,75,90,100').split(',').map(Number);
 const staggerMs = Number(argument('--stagger-ms') ?? 100);
 const maxCalls = argument('--max-calls') ?? '1000';
 const profileDir = argument('--cpu-prof');
@@ -98,10 +100,12 @@ try {
       let peakRss = rssBefore;
       const sampler = setInterval(() => (peakRss = Math.max(peakRss, rssMb(pid))), 250);
       const cpuBefore = cpuMs(pid);
+      const loopBefore = loopCpuMs(pid);
       const started = performance.now();
       const run = await callers(calls);
       const wallMs = performance.now() - started;
       const usedMs = cpuMs(pid) - cpuBefore;
+      const loopMs = loopCpuMs(pid) - loopBefore;
       clearInterval(sampler);
       const text = await scrape();
       const admitted = run.results.filter((r) => r.admitted);
@@ -119,6 +123,8 @@ try {
         cpu_ms_per_call_second: round(usedMs / callSeconds, 1),
         cpu_ms_per_call_second_above_idle: round((usedMs - (idleCpuMsPerSecond * wallMs) / 1000) / callSeconds, 1),
         cores_used: round(usedMs / wallMs, 2),
+        loop_cpu_ms_per_call_second: round(loopMs / callSeconds, 1),
+        loop_busy: round(loopMs / wallMs, 2),
         rss_before_mb: rssBefore,
         rss_peak_mb: peakRss,
         rss_per_call_mb: round((peakRss - rssBefore) / calls, 2),
@@ -128,7 +134,10 @@ try {
       process.stderr.write(`${JSON.stringify(rows.at(-1))}\n`);
     }
     const single = rows.find((row) => row.calls === 1)?.reply_p95_ms;
-    const leaves = single ? rows.find((row) => row.reply_p95_ms === null || row.reply_p95_ms > single * 1.5 || row.turns_answered < row.turns) : undefined;
+    const holds = (row: { reply_p95_ms: number | null; turns_answered: number; turns: number }) => single !== undefined && single !== null && row.reply_p95_ms !== null && row.reply_p95_ms <= single * 1.5 && row.turns_answered === row.turns;
+    const leaves = rows.find((row) => !holds(row));
+    const limit = rows.filter((row) => !leaves || row.calls < leaves.calls).at(-1)?.calls ?? null;
+    const defaultCalls = defaultMaxCalls('hosted');
     process.stdout.write(
       `${JSON.stringify({
         bench: 'hosted-density',
@@ -140,6 +149,9 @@ try {
         idle_cpu_ms_per_second: idleCpuMsPerSecond,
         rows,
         first_calls_beyond_1_5x_single_p95_or_unanswered: leaves?.calls ?? null,
+        largest_calls_held: limit,
+        default_max_calls_hosted: defaultCalls,
+        default_vs_largest_held: limit ? round(defaultCalls / limit, 2) : null,
         load_average_after: load(),
       })}\n`,
     );

@@ -57,9 +57,18 @@ export async function runScript<T>(file: string, args: string[]): Promise<T> {
   return JSON.parse(output.trim().split('\n').at(-1)!) as T;
 }
 
-/** CPU time (user + system) the process has used, in ms. */
+/** CPU time (user + system) the process has used, in ms: all its threads. */
 export function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return statCpuMs(`/proc/${pid}/stat`);
+}
+
+/** CPU time the process's main thread (its event loop) has used, in ms: the thread whose id is the process's. */
+export function loopCpuMs(pid: number): number {
+  return statCpuMs(`/proc/${pid}/task/${pid}/stat`);
+}
+
+function statCpuMs(path: string): number {
+  const fields = readFileSync(path, 'utf8').split(') ')[1]!.split(' ');
   // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
