@@ -40,6 +40,8 @@ export class TelephonyTransport implements Transport {
   readonly customParameters: Readonly<Record<string, string>>;
   readonly carrier: Carrier;
   readonly format: MediaFormat;
+  /** Agent audio at the line's rate is coded as it comes; other rates are converted first. */
+  readonly playoutRate: number;
 
   private readonly streams: CallStreams;
   private readonly converter: PlayoutRateConverter;
@@ -62,6 +64,7 @@ export class TelephonyTransport implements Transport {
     this.customParameters = info.customParameters;
     this.carrier = info.carrier ?? twilioCarrier;
     this.format = info.format ?? muLaw8k;
+    this.playoutRate = this.format.sampleRate;
     this.clock = info.clock ?? systemClock;
     this.streams = new CallStreams(this.format.sampleRate, () => this.clock.now());
     this.audio$ = this.streams.audio$;
