@@ -52,6 +52,9 @@ describe('shoal agent --service-url: hosted means hosted', () => {
     // The code state expects four digits: the service is told so.
     expect(JSON.stringify(asr.hints)).toMatch(/digits/);
     expect(service.requests.liveSockets).toBeGreaterThanOrEqual(1);
+    // A phone line plays 8 kHz: synthesis is asked for it, so the agent converts nothing.
+    expect(service.requests.liveRates.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(service.requests.liveRates)).toEqual(new Set([8000]));
     expect(service.requests.audioMs).toBeGreaterThan(1000);
     expect(caller.heard.bytes).toBeGreaterThan(8000);
   }, 40_000);

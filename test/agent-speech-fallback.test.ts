@@ -31,6 +31,22 @@ describe('speech fallback', () => {
     expect((reasons[0] as Error).message).toBe('upgrade refused');
   });
 
+  it('asks the fallback for the call\'s playout rate, and prepares the primary at it', async () => {
+    const primary = failing(new Error('upgrade refused'));
+    const prepared: unknown[] = [];
+    const rates: Array<number | undefined> = [];
+    const http = new ChunkedTextToSpeech(async (text, _signal, _traceparent, sampleRate) => {
+      rates.push(sampleRate);
+      return { samples: new Int16Array(text.length * 80), sampleRate: sampleRate ?? 16000, words: [] };
+    });
+    const tts = new FallbackTextToSpeech({ ...primary, prepare: (request) => prepared.push(request) }, http);
+    tts.prepare({ sampleRate: 8000 });
+    expect(prepared).toEqual([{ sampleRate: 8000 }]);
+    const audio = await lastValueFrom(tts.speak({ text$: of('Hello there.', 'Bye.'), sampleRate: 8000 }).pipe(toArray()));
+    expect(rates).toEqual([8000, 8000]);
+    expect(audio.every((a) => a.frame.sampleRate === 8000)).toBe(true);
+  });
+
   it('reports the error when both fail', async () => {
     const tts = new FallbackTextToSpeech(failing(new Error('live down')), failing(new Error('http down')));
     await expect(lastValueFrom(tts.speak({ text$: of('Hi.') }))).rejects.toThrow('http down');

@@ -34,7 +34,8 @@ export interface AsrRequest {
 
 export interface HostedDouble {
   url: string;
-  readonly requests: { asr: AsrRequest[]; liveSockets: number; flushes: number; audioMs: number };
+  /** `liveRates`: the `sample_rate` of each live `start`, in order (16000 when it named none). */
+  readonly requests: { asr: AsrRequest[]; liveSockets: number; liveRates: number[]; flushes: number; audioMs: number };
   close(): Promise<void>;
 }
 
@@ -49,7 +50,7 @@ interface Stream {
 
 export async function startHostedDouble(options: Partial<HostedDoubleOptions> = {}, port = 0): Promise<HostedDouble> {
   const o = { ...hostedDoubleDefaults, ...options };
-  const requests = { asr: [] as AsrRequest[], liveSockets: 0, flushes: 0, audioMs: 0 };
+  const requests = { asr: [] as AsrRequest[], liveSockets: 0, liveRates: [] as number[], flushes: 0, audioMs: 0 };
   const server: Server = createServer((request, response) => {
     if (request.method === 'POST' && request.url?.split('?')[0] === '/v1/asr') {
       void readAsr(request).then(
@@ -95,7 +96,10 @@ export async function startHostedDouble(options: Partial<HostedDoubleOptions> = 
     let text = '';
     ws.on('message', (data: Buffer) => {
       const frame = decode(data) as { event: string; request?: { sample_rate?: number }; text?: string };
-      if (frame.event === 'start') stream.sampleRate = frame.request?.sample_rate ?? 16000;
+      if (frame.event === 'start') {
+        stream.sampleRate = frame.request?.sample_rate ?? 16000;
+        requests.liveRates.push(stream.sampleRate);
+      }
       else if (frame.event === 'text') text += frame.text ?? '';
       else if (frame.event === 'flush' || frame.event === 'stop') {
         requests.flushes++;

@@ -113,6 +113,22 @@ describe('resampleTo', () => {
     expect(seen).toHaveLength(4);
   });
 
+  it('converts at once, in order, once the resampler exists and no frame is waiting for it', async () => {
+    const source = new Subject<AudioFrame>();
+    const seen: AudioFrame[] = [];
+    source.pipe(resampleTo(16000)).subscribe((f) => seen.push(f));
+    source.next(frameAt(8000, 20, 100));
+    source.next(frameAt(8000, 20, 200)); // behind the first while the resampler is made: waits its turn
+    expect(seen).toHaveLength(0);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(seen).toHaveLength(2);
+    source.next(frameAt(8000, 20, 300));
+    expect(seen).toHaveLength(3);
+    expect(seen.map((f) => f.sampleRate)).toEqual([16000, 16000, 16000]);
+    // The filter's delay aside, each converted frame carries its own input's level, in order.
+    expect(seen.map((f) => f.samples.at(-1))).toEqual([expect.closeTo(100, 0), expect.closeTo(200, 0), expect.closeTo(300, 0)]);
+  });
+
   it('fails on a rate no resampler can take, and releases its resampler when unsubscribed', async () => {
     let failure: unknown;
     const broken = new Subject<AudioFrame>();

@@ -59,6 +59,20 @@ describe('GET /v1/tts/live', () => {
     expect(client.events.at(-1)!.event).toBe('finish');
   });
 
+  it('speaks PCM at the start request\'s sample_rate: 8 kHz gives half the samples of 16 kHz', async () => {
+    const samplesAt = async (rate: number) => {
+      const client = await connect();
+      client.send({ event: 'start', request: { format: 'pcm', sample_rate: rate, reference_id: 'slt' } });
+      client.send({ event: 'text', text: 'Your parcel arrives on Tuesday.' });
+      client.send({ event: 'stop' });
+      await client.waitFor((event) => event.event === 'finish');
+      return audioOf(client.events).reduce((sum, event) => sum + bytesToInt16(event.audio as Uint8Array).length, 0);
+    };
+    const [narrow, wide] = [await samplesAt(8000), await samplesAt(16000)];
+    expect(wide / 16000).toBeGreaterThan(1);
+    expect(narrow / wide).toBeCloseTo(0.5, 2);
+  });
+
   it('streams a continuous MP3 across flushes that decodes to all segments', async () => {
     const client = await connect();
     client.send({ event: 'start', request: { text: '', format: 'mp3' } });

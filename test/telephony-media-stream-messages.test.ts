@@ -39,6 +39,8 @@ describe('parseInboundMessage', () => {
       { event: 'media', media: { payload: 7 } },
       { event: 'media', media: { payload: '', timestamp: true } },
       { event: 'mark', mark: {} },
+      { event: 'mark', mark: { name: 7 } },
+      { event: 'mark', mark: null },
       { event: 'mark' },
       { event: 'dtmf', dtmf: { digit: '' } },
       { event: 'dtmf', dtmf: { digit: '12' } },

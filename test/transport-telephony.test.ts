@@ -60,6 +60,7 @@ describe('telephony media-stream transport', () => {
     expect(call.transport.traceContext.traceparent).toBe(traceparent);
     expect(call.transport.streamSid).toBe('MZ0001');
     expect(call.transport.callSid).toBe('CA0001');
+    expect(call.transport.playoutRate).toBe(8000);
 
     const wav = parseWav(readFileSync(new URL('fixtures/calls/booking-8k-ulaw.wav', import.meta.url)));
     expect(wav.encoding).toBe('mulaw');

@@ -104,7 +104,7 @@ export class AgentSpeaking {
     let active!: ActiveReply;
     const tools = new ReplyTools(++this.replies, speculative, () => report.turn || undefined, (event) => core.emit(event), (fate) => core.tracker.waitingFor(fate));
     const reply = new AgentReply(
-      { tts: o.tts, sink: core.transport, clock: o.clock, tracker: core.tracker, tracer: o.tracer, chunking: { firstChunk: o.modeSettings.firstChunk }, playout: o.playout },
+      { tts: o.tts, sink: core.transport, sampleRate: core.transport.playoutRate, clock: o.clock, tracker: core.tracker, tracer: o.tracer, chunking: { firstChunk: o.modeSettings.firstChunk }, playout: o.playout },
       outputs(tools),
       ctx,
       {

@@ -68,7 +68,7 @@ export class CallerInput {
     core.emit({ type: 'user-started-speaking', atMs: event.atMs });
     this.timers()?.callerSpoke();
     const turn = childSpan(options.tracer, 'turn', core.callCtx);
-    context.with(turn.ctx, () => options.tts.prepare?.());
+    context.with(turn.ctx, () => options.tts.prepare?.({ sampleRate: core.transport.playoutRate }));
     const state = new UtteranceState(
       { options, tracker: core.tracker, turnSpan: turn.span, turnCtx: turn.ctx, agent: () => speaking.current },
       {

@@ -25,6 +25,11 @@ export interface Transport {
   readonly traceContext: CallTraceContext;
   /** Queues agent audio for playout (any sample rate; the transport converts at its edge). */
   play(frame: AudioFrame): void;
+  /**
+   * The rate the transport plays agent audio at, when it converts other rates at its edge (a phone line's 8 kHz):
+   * speech synthesised at this rate needs no conversion. Absent: any rate suits the transport equally.
+   */
+  readonly playoutRate?: number;
   /** Drops all queued agent audio at once (barge-in). */
   clear(): void;
   /** Milliseconds of agent audio actually played out since the last `clear()`/utterance start, when the transport knows. */
@@ -97,7 +102,12 @@ export interface WorkOptions {
 export interface SpeechRequest {
   /** Text deltas of one agent reply; completion ends the reply. */
   text$: Observable<string>;
+  /** The call's playout rate (`Transport.playoutRate`): a synthesiser that can speak at this rate should. */
+  sampleRate?: number;
 }
+
+/** What `TextToSpeech.prepare()` knows of the coming reply. */
+export type SpeechPreparation = Pick<SpeechRequest, 'sampleRate'>;
 
 /** A word of a reply, timed from the start of that reply's audio. */
 export interface SpokenWord {
@@ -110,7 +120,7 @@ export interface SpokenWord {
 export interface TextToSpeech {
   speak(request: SpeechRequest): Observable<{ frame: AudioFrame; words?: SpokenWord[] }>;
   /** Hint that a reply is coming soon (the caller started speaking): open connections now, under the active trace context. */
-  prepare?(): void;
+  prepare?(request?: SpeechPreparation): void;
 }
 
 /** A tool the agent called during a reply, with what it returned (or why it failed). */

@@ -15,6 +15,8 @@ import { spanAttributes } from '../tracing/index.js';
 export interface ReplyDependencies {
   tts: TextToSpeech;
   sink: PlayoutSink;
+  /** The call's playout rate, asked of synthesis (`Transport.playoutRate`). */
+  sampleRate?: number;
   clock: Clock;
   tracker: WorkTracker;
   tracer: Tracer;
@@ -92,7 +94,7 @@ export class AgentReply {
       chunkText(deps.chunking),
       tap(() => (this.firstPieceAtWall ??= performance.now())),
     );
-    this.audio$ = inContext(tts.ctx, () => deps.tts.speak({ text$ })).pipe(
+    this.audio$ = inContext(tts.ctx, () => deps.tts.speak(deps.sampleRate ? { text$, sampleRate: deps.sampleRate } : { text$ })).pipe(
       catchError((error: unknown) => throwError(() => inStage('tts', error))),
       tap((audio) => {
         this.firstAudioWall ??= performance.now();

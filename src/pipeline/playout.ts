@@ -47,6 +47,8 @@ interface Stored {
  */
 export class PacedPlayout {
   private readonly frames: Stored[] = [];
+  /** Index of the stored frame the last piece came from. */
+  private cursor = 0;
   private totalMs = 0;
   private sentMs = 0;
   private anchorMs = 0;
@@ -138,7 +140,10 @@ export class PacedPlayout {
 
   /** The audio from `offsetMs` to the end of the stored frame holding it, and where that frame ends. */
   private pieceAt(offsetMs: number): { piece: AudioFrame; endMs: number } {
-    const stored = this.frames.find((s) => offsetMs < s.startMs + s.durationMs - 1e-6) ?? this.frames.at(-1)!;
+    // Playout moves forward, so the search starts at the frame found last; a pause can move it back.
+    if (this.frames[this.cursor]!.startMs > offsetMs + 1e-6) this.cursor = 0;
+    while (this.cursor < this.frames.length - 1 && offsetMs >= this.frames[this.cursor]!.startMs + this.frames[this.cursor]!.durationMs - 1e-6) this.cursor++;
+    const stored = this.frames[this.cursor]!;
     const endMs = stored.startMs + stored.durationMs;
     if (offsetMs <= stored.startMs + 1e-6) return { piece: stored.frame, endMs };
     const skip = Math.min(stored.frame.samples.length, Math.round(((offsetMs - stored.startMs) * stored.frame.sampleRate) / 1000));

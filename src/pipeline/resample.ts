@@ -4,7 +4,8 @@ import { Resampler } from '../audio/index.js';
 
 /**
  * Converts frames of any (possibly changing) sample rate to `rate`. Frames already at `rate` pass through
- * untouched; the resampler is created lazily per input rate and destroyed on unsubscribe.
+ * untouched; the resampler is created lazily per input rate (asynchronously, frames keeping their order) and
+ * destroyed on unsubscribe.
  */
 export function resampleTo(rate: number): OperatorFunction<AudioFrame, AudioFrame> {
   return (source) =>
@@ -20,18 +21,32 @@ export function resampleTo(rate: number): OperatorFunction<AudioFrame, AudioFram
             subscriber.next(frame);
             return;
           }
+          // Once the resampler exists, a frame at its rate behind none waiting is converted at once: no promise per frame.
+          if (resampler?.inputRate === frame.sampleRate && queued === 0) {
+            let converted: AudioFrame;
+            try {
+              converted = resampler.processFrame(frame);
+            } catch (error) {
+              subscriber.error(error);
+              return;
+            }
+            subscriber.next(converted);
+            return;
+          }
           // Resampler creation is async (WASM load) once; frames keep their order through one promise chain.
           queued++;
-          pending = pending.then(async () => {
-            queued--;
-            if (closed) return;
-            if (!resampler || resampler.inputRate !== frame.sampleRate) {
-              resampler?.destroy();
-              resampler = frame.sampleRate === rate ? undefined : await Resampler.create(frame.sampleRate, rate);
-            }
-            if (closed) return;
-            subscriber.next(resampler ? resampler.processFrame(frame) : frame);
-          });
+          pending = pending
+            .then(async () => {
+              if (closed) return;
+              if (!resampler || resampler.inputRate !== frame.sampleRate) {
+                resampler?.destroy();
+                resampler = undefined;
+                if (frame.sampleRate !== rate) resampler = await Resampler.create(frame.sampleRate, rate);
+              }
+              if (closed) return;
+              subscriber.next(resampler ? resampler.processFrame(frame) : frame);
+            })
+            .finally(() => queued--);
           pending.catch((error: unknown) => subscriber.error(error));
         },
         error: (error: unknown) => {

@@ -14,8 +14,8 @@ export interface WebSocketCallsOptions {
   path: string;
   /** A larger message closes its socket (1009). */
   maxPayloadBytes: number;
-  /** Gets each accepted socket with the query of its upgrade URL. */
-  accept(ws: WebSocket, query: URLSearchParams): void;
+  /** Gets each accepted socket with the query of its upgrade URL and the network socket under it. */
+  accept(ws: WebSocket, query: URLSearchParams, network: Duplex): void;
 }
 
 /**
@@ -39,7 +39,7 @@ export class WebSocketCalls<T extends EndableTransport> {
   handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): boolean {
     const url = new URL(request.url ?? '/', 'http://localhost');
     if (url.pathname !== this.path) return false;
-    this.server.handleUpgrade(request, socket, head, (ws) => this.accept(ws, url.searchParams));
+    this.server.handleUpgrade(request, socket, head, (ws) => this.accept(ws, url.searchParams, socket));
     return true;
   }
 

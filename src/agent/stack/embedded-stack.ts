@@ -6,7 +6,7 @@ import { SegmentServiceSpeechToText } from '../stt/segment-service-stt.js';
 import { StreamingEngineSpeechToText, type PauseOptions } from '../stt/streaming-engine-stt.js';
 import { ChunkedTextToSpeech } from '../tts/chunked-tts.js';
 import { FallbackTextToSpeech } from '../tts/fallback-tts.js';
-import { LiveTextToSpeech } from '../tts/live-tts.js';
+import { LiveTextToSpeech, liveTtsSampleRates } from '../tts/live-tts.js';
 import { VoiceAgent } from '../voice-agent.js';
 import { streamingAsrArguments } from './asr-arguments.js';
 import type { AgentStack } from './local-stack.js';
@@ -88,9 +88,10 @@ export async function createEmbeddedAgentStack(options: Partial<EmbeddedStackOpt
         );
     const live = new LiveTextToSpeech(client, { latency: settings.ttsLatency, referenceId: o.referenceId });
     lives.push(live);
-    const http = new ChunkedTextToSpeech(async (text, signal, traceparent) => {
+    const http = new ChunkedTextToSpeech(async (text, signal, traceparent, rate) => {
+      const sampleRate = rate !== undefined && liveTtsSampleRates.includes(rate) ? rate : 16000;
       const wav = await client
-        .tts({ text, format: 'wav', sample_rate: 16000, latency: settings.ttsLatency, reference_id: o.referenceId ?? null }, { signal, traceparent })
+        .tts({ text, format: 'wav', sample_rate: sampleRate, latency: settings.ttsLatency, reference_id: o.referenceId ?? null }, { signal, traceparent })
         .collect();
       const parsed = parseWav(wav);
       return { samples: parsed.samples, sampleRate: parsed.sampleRate, words: [] };

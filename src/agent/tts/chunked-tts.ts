@@ -5,11 +5,15 @@ import type { WordTiming } from '../../speech/index.js';
 import type { SpeechRequest, SpokenWord, TextToSpeech } from '../contracts.js';
 import { traceparentOf } from '../tracing.js';
 
-/** Synthesises one piece of text (a clause or sentence) to PCM with word times relative to its start. */
+/**
+ * Synthesises one piece of text (a clause or sentence) to PCM with word times relative to its start; at
+ * `sampleRate` (the call's playout rate) when given and the synthesiser can, else at its own rate.
+ */
 export type SynthesizeChunk = (
   text: string,
   signal: AbortSignal,
   traceparent: string | undefined,
+  sampleRate?: number,
 ) => Promise<{ samples: Int16Array; sampleRate: number; words: WordTiming[] }>;
 
 export interface ChunkedTtsOptions {
@@ -41,7 +45,7 @@ export class ChunkedTextToSpeech implements TextToSpeech {
       const traceparent = traceparentOf();
       let offsetMs = 0;
       const subscription = request.text$
-        .pipe(concatMap((text) => from(this.synthesize(text, abort.signal, traceparent))))
+        .pipe(concatMap((text) => from(this.synthesize(text, abort.signal, traceparent, request.sampleRate))))
         .subscribe({
           next: (result) => {
             const samplesPerFrame = Math.max(1, Math.round((result.sampleRate * this.options.frameMs) / 1000));

@@ -1,6 +1,6 @@
 import { Observable, ReplaySubject } from 'rxjs';
 import type { AudioFrame } from '../../audio/index.js';
-import type { SpeechRequest, SpokenWord, TextToSpeech } from '../contracts.js';
+import type { SpeechPreparation, SpeechRequest, SpokenWord, TextToSpeech } from '../contracts.js';
 
 type SpeechAudio = { frame: AudioFrame; words?: SpokenWord[] };
 
@@ -15,8 +15,8 @@ export class FallbackTextToSpeech implements TextToSpeech {
     private readonly onFallback: (error: unknown) => void = () => undefined,
   ) {}
 
-  prepare(): void {
-    this.primary.prepare?.();
+  prepare(request?: SpeechPreparation): void {
+    this.primary.prepare?.(request);
   }
 
   speak(request: SpeechRequest): Observable<SpeechAudio> {
@@ -26,7 +26,7 @@ export class FallbackTextToSpeech implements TextToSpeech {
       const textSubscription = request.text$.subscribe(text$);
       let heard = false;
       let fallbackSubscription: { unsubscribe(): void } | undefined;
-      const primarySubscription = this.primary.speak({ text$ }).subscribe({
+      const primarySubscription = this.primary.speak({ ...request, text$ }).subscribe({
         next: (audio) => {
           heard = true;
           subscriber.next(audio);
@@ -37,7 +37,7 @@ export class FallbackTextToSpeech implements TextToSpeech {
             return;
           }
           this.onFallback(error);
-          fallbackSubscription = this.fallback.speak({ text$ }).subscribe(subscriber);
+          fallbackSubscription = this.fallback.speak({ ...request, text$ }).subscribe(subscriber);
         },
         complete: () => subscriber.complete(),
       });

@@ -52,7 +52,7 @@ export class SpokenCaptions {
   /** Speech whose output is remembered, so that its playout can be recognised. */
   speech(inner: TextToSpeech): TextToSpeech {
     return {
-      prepare: inner.prepare ? () => inner.prepare!() : undefined,
+      prepare: inner.prepare ? (request) => inner.prepare!(request) : undefined,
       speak: (request) =>
         defer(() => {
           const reply: SpokenReply = { text: '', words: [], audioMs: 0, synthesized: false, turn: undefined, caption: '' };
@@ -77,6 +77,7 @@ export class SpokenCaptions {
       audio$: inner.audio$,
       events$: inner.events$,
       traceContext: inner.traceContext,
+      playoutRate: inner.playoutRate,
       play: (frame) => {
         this.played(frame);
         inner.play(frame);

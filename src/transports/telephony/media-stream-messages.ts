@@ -59,8 +59,9 @@ export function parseInboundMessage(text: string): InboundMessage | null {
   } catch {
     return null;
   }
-  // Fifty media frames a second per call: those are checked by hand, as the schema would, without its copies.
-  if (isMediaMessage(json)) return json;
+  // Fifty media frames a second per call, and the echo of a mark after each piece of agent audio: those are
+  // checked by hand, as the schema would, without its copies.
+  if (isMediaMessage(json) || isMarkMessage(json)) return json;
   const result = inboundMessageSchema.safeParse(json);
   return result.success ? result.data : null;
 }
@@ -71,4 +72,10 @@ function isMediaMessage(json: unknown): json is z.infer<typeof media> {
   if (typeof body !== 'object' || body === null) return false;
   const { payload, track, timestamp } = body as Record<string, unknown>;
   return typeof payload === 'string' && (track === undefined || typeof track === 'string') && (timestamp === undefined || typeof timestamp === 'string' || typeof timestamp === 'number');
+}
+
+function isMarkMessage(json: unknown): json is z.infer<typeof mark> {
+  if (typeof json !== 'object' || json === null || (json as { event?: unknown }).event !== 'mark') return false;
+  const body = (json as { mark?: unknown }).mark;
+  return typeof body === 'object' && body !== null && typeof (body as { name?: unknown }).name === 'string';
 }

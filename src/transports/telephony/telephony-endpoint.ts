@@ -52,7 +52,7 @@ export class TelephonyEndpoint {
     this.options = { ...telephonyEndpointDefaults, ...options };
     this.path = this.options.path;
     this.carrier = this.options.carrier;
-    this.calls = new WebSocketCalls({ path: this.path, maxPayloadBytes: mediaStream.maxMessageBytes, accept: (ws, query) => this.accept(ws, query) });
+    this.calls = new WebSocketCalls({ path: this.path, maxPayloadBytes: mediaStream.maxMessageBytes, accept: (ws, query, network) => this.accept(ws, query, network) });
   }
 
   handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): boolean {
@@ -71,7 +71,7 @@ export class TelephonyEndpoint {
     this.calls.close();
   }
 
-  private accept(ws: WebSocket, query: URLSearchParams): void {
+  private accept(ws: WebSocket, query: URLSearchParams, network: Duplex): void {
     let transport: TelephonyTransport | undefined;
     let starting = false;
     const startTimer = setTimeout(() => ws.close(1008, 'no start event'), this.options.startTimeoutMs);
@@ -95,6 +95,7 @@ export class TelephonyEndpoint {
         traceContext: { traceparent, tracestate: parameters['tracestate'] },
         carrier: this.carrier,
         format: event.format,
+        network,
       });
       this.calls.track(key, transport);
       const mode = parameters['mode'];

@@ -1,3 +1,4 @@
+import type { Duplex } from 'node:stream';
 import type { Observable } from 'rxjs';
 import type { WebSocket } from 'ws';
 import type { AudioFrame } from '../../audio/index.js';
@@ -19,6 +20,8 @@ export interface TelephonyCallInfo {
   format?: MediaFormat;
   /** Times the caller's frames and the transport's timers; the wall clock when absent (a virtual clock when a driver runs the call). */
   clock?: Clock;
+  /** The network socket under the WebSocket: what one tick sends (media frames, marks) leaves in one write. */
+  network?: Pick<Duplex, 'cork' | 'uncork'>;
 }
 
 export const telephonyTransportDefaults = {
@@ -40,6 +43,8 @@ export class TelephonyTransport implements Transport {
   readonly customParameters: Readonly<Record<string, string>>;
   readonly carrier: Carrier;
   readonly format: MediaFormat;
+  /** Agent audio at the line's rate is coded as it comes; other rates are converted first. */
+  readonly playoutRate: number;
 
   private readonly streams: CallStreams;
   private readonly converter: PlayoutRateConverter;
@@ -51,6 +56,8 @@ export class TelephonyTransport implements Transport {
   private drained: (() => void) | undefined;
   private hangingUp = false;
   private readonly clock: Clock;
+  private readonly network: TelephonyCallInfo['network'];
+  private corked = false;
 
   constructor(
     private readonly socket: WebSocket,
@@ -62,7 +69,9 @@ export class TelephonyTransport implements Transport {
     this.customParameters = info.customParameters;
     this.carrier = info.carrier ?? twilioCarrier;
     this.format = info.format ?? muLaw8k;
+    this.playoutRate = this.format.sampleRate;
     this.clock = info.clock ?? systemClock;
+    this.network = info.network;
     this.streams = new CallStreams(this.format.sampleRate, () => this.clock.now());
     this.audio$ = this.streams.audio$;
     this.events$ = this.streams.events$;
@@ -181,6 +190,18 @@ export class TelephonyTransport implements Transport {
   }
 
   private sendFrame(frame: string | Buffer): void {
-    if (this.socket.readyState === this.socket.OPEN) this.socket.send(frame);
+    if (this.socket.readyState !== this.socket.OPEN) return;
+    if (this.network && !this.corked) {
+      // Frames sent in the same tick are held and written together once it ends: one write, not one per frame.
+      this.corked = true;
+      this.network.cork();
+      process.nextTick(() => this.uncork());
+    }
+    this.socket.send(frame);
+  }
+
+  private uncork(): void {
+    this.corked = false;
+    this.network!.uncork();
   }
 }

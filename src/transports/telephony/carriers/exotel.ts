@@ -48,7 +48,7 @@ export const exotelCarrier: Carrier = {
     }
     return commonEvent(m);
   },
-  media: (streamSid, _format, payload) => JSON.stringify({ event: 'media', stream_sid: streamSid, media: { payload: base64(payload) } }),
+  media: (streamSid, _format, payload) => `{"event":"media","stream_sid":${JSON.stringify(streamSid)},"media":{"payload":"${base64(payload)}"}}`,
   mark: (streamSid, name) => JSON.stringify({ event: 'mark', stream_sid: streamSid, mark: { name } }),
   clear: (streamSid) => JSON.stringify({ event: 'clear', stream_sid: streamSid }),
 };

@@ -61,7 +61,7 @@ export const plivoCarrier: Carrier = {
     }
   },
   media: (_streamId, format, payload) =>
-    JSON.stringify({ event: 'playAudio', media: { contentType: contentType(format), sampleRate: format.sampleRate, payload: base64(payload) } }),
+    `{"event":"playAudio","media":{"contentType":${JSON.stringify(contentType(format))},"sampleRate":${format.sampleRate},"payload":"${base64(payload)}"}}`,
   mark: (streamId, name) => JSON.stringify({ event: 'checkpoint', streamId, name }),
   clear: (streamId) => JSON.stringify({ event: 'clearAudio', streamId }),
 };

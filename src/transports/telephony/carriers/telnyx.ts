@@ -46,7 +46,7 @@ export const telnyxCarrier: Carrier = {
     }
     return commonEvent(m);
   },
-  media: (_streamId, _format, payload) => JSON.stringify({ event: 'media', media: { payload: base64(payload) } }),
+  media: (_streamId, _format, payload) => `{"event":"media","media":{"payload":"${base64(payload)}"}}`,
   mark: (_streamId, name) => JSON.stringify({ event: 'mark', mark: { name } }),
   clear: () => JSON.stringify({ event: 'clear' }),
 };

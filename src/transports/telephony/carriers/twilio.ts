@@ -30,7 +30,8 @@ export const twilioCarrier: Carrier = {
         return commonEvent(message);
     }
   },
-  media: (streamSid, _format, payload) => JSON.stringify({ event: 'media', streamSid, media: { payload: base64(payload) } }),
+  // Fifty frames a second per call: the base64 text (JSON-safe as it is) is spliced in, not re-serialised.
+  media: (streamSid, _format, payload) => `{"event":"media","streamSid":${JSON.stringify(streamSid)},"media":{"payload":"${base64(payload)}"}}`,
   mark: (streamSid, name) => JSON.stringify({ event: 'mark', streamSid, mark: { name } }),
   clear: (streamSid) => JSON.stringify({ event: 'clear', streamSid }),
 };
