@@ -17,7 +17,7 @@ parentPort!.on('message', async (request: SileroRequest) => {
       await infer.ready;
       reply = { seq: request.seq, ok: true };
     } else {
-      const { probabilities, state } = await infer.runBatch(request.input, request.state, request.count);
+      const { probabilities, state } = await infer.runBatch(request.input, request.state, request.count, request.sampleRate);
       transfer.push(state.buffer as ArrayBuffer);
       reply = { seq: request.seq, ok: true, probabilities, state };
     }
