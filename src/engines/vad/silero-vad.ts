@@ -88,7 +88,7 @@ export class SileroVad implements VoiceActivityDetector {
     return this;
   }
 
-  /** 256 at 8 kHz; undefined at rates other than 8 and 16 kHz. */
+  /** 512 at 16 kHz, 256 at 8 kHz; undefined at other rates. */
   frameSamplesAt(sampleRate: number): number | undefined {
     return windows.get(sampleRate)?.frame;
   }
