@@ -102,10 +102,7 @@ describe('Silero VAD at 8 kHz', () => {
   });
 
   test('batched 8 kHz calls, alongside 16 kHz ones on the same worker, get the probabilities unbatched Silero gives (within 1e-4)', async () => {
-    const lines = [
-      ...(await Promise.all(clipNames.slice(0, 8).map(async (name) => ({ name, pcm: await telephoneBand(readPcmWav(`test/fixtures/human/${name}`).samples) })))),
-      { name: 'parcel-8k-ulaw.wav', pcm: await phoneCall() },
-    ];
+    const lines = await Promise.all(clipNames.slice(0, 10).map(async (name) => ({ name, pcm: await telephoneBand(readPcmWav(`test/fixtures/human/${name}`).samples) })));
     const pool = new SileroPool(undefined, 1);
     try {
       const wideLines = await Promise.all(lines.slice(0, 4).map(async ({ pcm }) => resample(pcm, 8000, 16000)));
