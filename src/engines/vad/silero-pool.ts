@@ -28,7 +28,7 @@ interface Step {
 
 /** The steps waiting for one worker, how many detectors are pinned to it, and whether a batch is there or due. */
 interface Lane {
-  worker: Worker | undefined;
+  worker: Worker;
   waiting: Step[];
   detectors: number;
   busy: boolean;
@@ -138,7 +138,7 @@ export class SileroPool {
     this.counts.messages++;
     try {
       const reply = await this.check(
-        lane.worker!.run({ op: 'infer', batches }, { transfer: batches.flatMap((b) => [b.input.buffer as ArrayBuffer, b.state.buffer as ArrayBuffer]) }),
+        lane.worker.run({ op: 'infer', batches }, { transfer: batches.flatMap((b) => [b.input.buffer as ArrayBuffer, b.state.buffer as ArrayBuffer]) }),
       );
       groups.forEach((group, g) => {
         const { probabilities, state } = reply.results![g]!;
