@@ -146,6 +146,7 @@ try {
         stand_in: { asr_ms: 150, tts_first_audio_ms: 120 },
         stagger_ms: staggerMs,
         vad_max_batch: process.env['SHOAL_VAD_MAX_BATCH'] ?? 'default',
+        vad_batch_window_ms: process.env['SHOAL_VAD_BATCH_WINDOW_MS'] ?? 'default',
         idle_cpu_ms_per_second: idleCpuMsPerSecond,
         rows,
         first_calls_beyond_1_5x_single_p95_or_unanswered: leaves?.calls ?? null,

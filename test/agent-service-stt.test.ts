@@ -63,6 +63,24 @@ describe('recognition on a whole-utterance service', () => {
     ]);
   });
 
+  it("takes a phone line's 8 kHz utterance as it is and sends those very samples; refuses a rate change inside an utterance", async () => {
+    const svc = service();
+    const stt = new SegmentServiceSpeechToText(svc.transcribe, { minAudioMs: 1000 });
+    const call = stt.forCall({ callerSampleRate: () => 8000 });
+    expect(call.takesSampleRate?.(8000)).toBe(true);
+    expect(call.takesSampleRate?.(11025)).toBe(false);
+    const events = lastValueFrom(call.transcribe(new Observable<AudioFrame>((s) => (s.next(frame(200, 1000, 8000)), s.next(frame(100, -500, 8000)), s.complete()))).pipe(toArray()));
+    await flush();
+    const sent = svc.requests[0]!.samples;
+    expect(sent.length).toBe(8000);
+    expect(sent.subarray(0, 1600).every((s) => s === 1000)).toBe(true);
+    expect(sent.subarray(1600, 2400).every((s) => s === -500)).toBe(true);
+    svc.requests[0]!.release();
+    expect(await events).toEqual([{ text: 'hello', words: [], final: true }]);
+    const mixed = lastValueFrom(call.transcribe(new Observable<AudioFrame>((s) => (s.next(frame(100, 1000, 8000)), s.next(frame(100)), s.complete()))));
+    await expect(mixed).rejects.toThrow(/16000 Hz after 8000 Hz/);
+  });
+
   it('sends the utterance at its end, padded to the service minimum with faint noise after the speech', async () => {
     const svc = service();
     const stt = new SegmentServiceSpeechToText(svc.transcribe, { minAudioMs: 1000 });
@@ -136,15 +154,15 @@ describe('recognition on a whole-utterance service', () => {
     expect(events).toEqual([{ text: 'take 2', words: [], final: true }]);
   });
 
-  it('fails the utterance when the final request fails or the audio is not 16 kHz, and aborts requests when dropped', async () => {
+  it('fails the utterance when the final request fails or the audio is not at 16 or 8 kHz, and aborts requests when dropped', async () => {
     const failing = new SegmentServiceSpeechToText(service(() => new Error('service down')).transcribe, { minAudioMs: 0 });
     const svc = service(() => new Error('service down'));
     const failed = lastValueFrom(new SegmentServiceSpeechToText(svc.transcribe, { minAudioMs: 0 }).transcribe(new Observable<AudioFrame>((s) => (s.next(frame(100)), s.complete()))));
     await flush();
     svc.requests[0]!.release();
     await expect(failed).rejects.toThrow('service down');
-    await expect(lastValueFrom(failing.transcribe(new Observable<AudioFrame>((s) => s.next(frame(100, 1, 8000)))))).rejects.toThrow(
-      'speech recognition takes 16000 Hz audio, got 8000 Hz',
+    await expect(lastValueFrom(failing.transcribe(new Observable<AudioFrame>((s) => s.next(frame(100, 1, 11025)))))).rejects.toThrow(
+      'speech recognition takes one utterance at 16000 or 8000 Hz, got 11025 Hz',
     );
     await expect(lastValueFrom(failing.transcribe(new Observable<AudioFrame>((s) => s.error(new Error('line dropped')))))).rejects.toThrow('line dropped');
     const pending = service();

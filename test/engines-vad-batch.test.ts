@@ -95,7 +95,38 @@ describe('Silero VAD batched across calls', () => {
     try {
       const vad = new SileroVad(pool.channel());
       await probabilities(vad, readPcmWav('test/fixtures/human/dev_01.wav').samples);
-      expect(pool.counts.steps).toBe(pool.counts.batches);
+      expect(pool.counts.steps).toBe(pool.counts.inferences);
+      expect(pool.counts.messages).toBe(pool.counts.inferences);
+    } finally {
+      await pool.stop();
+    }
+  });
+
+  test('calls whose frames arrive spread over time share one hand-off to the worker per window', async () => {
+    const pool = new SileroPool(undefined, 1, undefined, 10);
+    const pcm = readPcmWav('test/fixtures/human/dev_08.wav').samples;
+    const calls = 10;
+    const frames = 15;
+    try {
+      // Each call's 32 ms frames in real time, the calls 3 ms apart, as a phone line's frames reach the agent.
+      const vads = Array.from({ length: calls }, () => new SileroVad(pool.channel(), everyFrame));
+      await Promise.all(vads.map((vad) => vad.ready()));
+      const start = performance.now();
+      const until = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, start + ms - performance.now())));
+      await Promise.all(
+        vads.map(async (vad, c) => {
+          const scored: Array<Promise<number>> = [];
+          for (let k = 0; k < frames; k++) {
+            await until(3 * c + 32 * k);
+            scored.push(vad.probability(pcm.subarray(k * frame, (k + 1) * frame)));
+          }
+          await Promise.all(scored);
+        }),
+      );
+      expect(pool.counts.steps).toBe(calls * frames);
+      // Without the window each frame would go alone to an idle worker (one message per frame).
+      expect(pool.counts.messages).toBeLessThanOrEqual(pool.counts.steps / 3);
+      console.log(JSON.stringify(pool.counts));
     } finally {
       await pool.stop();
     }

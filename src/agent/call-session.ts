@@ -110,7 +110,8 @@ export class CallSession {
     const audio$ = this.transport.audio$.pipe(tap((frame) => (this.callerSampleRate ??= frame.sampleRate)));
     const endpointMs = o.modeSettings.endpointSilenceMs;
     const silenceMs = () => this.listening.endpointSilenceMs(endpointMs, this.caller.interim);
-    const voice$ = callerVoice(audio$, this.vad, o.clock, this.tracker, { ...o.voice, minSilenceMs: endpointMs }, silenceMs);
+    const takesSampleRate = (rate: number) => stt.takesSampleRate?.(rate) === true;
+    const voice$ = callerVoice(audio$, this.vad, o.clock, this.tracker, { ...o.voice, minSilenceMs: endpointMs }, silenceMs, takesSampleRate);
     this.subscriptions.push(
       voice$.subscribe({
         next: (event) => this.guard('asr', () => this.caller.onVoice(event, voice$, this.utteranceOptions)),

@@ -9,7 +9,11 @@ import { scoreSpeech } from '../pipeline/vad.js';
 import type { WorkTracker } from '../pipeline/work.js';
 import type { UtteranceFrame } from './contracts.js';
 
-/** Caller audio of any rate → 16 kHz → VAD frames → speech probability → utterances (shared by all listeners). */
+/**
+ * Caller audio of any rate → 16 kHz → VAD frames → speech probability → utterances (shared by all listeners).
+ * A caller at a rate both the VAD and the recognizer (`takesSampleRate`) take as it is (a phone line's 8 kHz
+ * with Silero and hosted recognition) is not resampled: its frames and utterances stay at that rate.
+ */
 export function callerVoice(
   audio$: Observable<AudioFrame>,
   vad: VoiceActivityDetector,
@@ -17,10 +21,12 @@ export function callerVoice(
   tracker: WorkTracker,
   options: Partial<UtteranceOptions>,
   silenceMs?: () => number,
+  takesSampleRate: (sampleRate: number) => boolean = () => false,
 ): Observable<VoiceEvent> {
+  const native = (rate: number) => takesSampleRate(rate) && vad.frameSamplesAt?.(rate) !== undefined;
   return audio$.pipe(
-    resampleTo(16000),
-    reframe(vad.frameSamples),
+    resampleTo(16000, native),
+    reframe((rate) => (rate === 16000 ? vad.frameSamples : vad.frameSamplesAt!(rate)!)),
     scoreSpeech(vad, clock, tracker),
     segmentUtterances(options, silenceMs),
     share(),

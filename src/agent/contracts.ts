@@ -73,11 +73,16 @@ export interface SpeechToText {
    * calls it once at call start and `release()`s it at hangup. Without it, `transcribe` is used per utterance.
    */
   forCall?(call?: CallAudio): CallSpeechToText;
+  /**
+   * Optional: whether utterance audio at `sampleRate` (e.g. a phone line's 8 kHz) is taken as it arrives. Then a
+   * caller at that rate is not resampled (when the VAD scores that rate too); without it, utterances come at 16 kHz.
+   */
+  takesSampleRate?(sampleRate: number): boolean;
 }
 
 /** What a call's recognizer may want to know about the caller's line. */
 export interface CallAudio {
-  /** The caller's sample rate before resampling to 16 kHz; known once audio has arrived (before any utterance). */
+  /** The caller's sample rate as it arrives; known once audio has arrived (before any utterance). */
   callerSampleRate(): number | undefined;
   /** Optional: the transport says the audio came through a telephone network (`Transport.telephoneBand`). */
   telephoneBand?(): boolean;

@@ -87,10 +87,17 @@ export interface SpeechRecognitionEngine {
   transcribe(pcm16k: Int16Array, options?: TranscribeOptions): Promise<Hypothesis>;
 }
 
-/** Speech probability per 32 ms frame (512 samples at 16 kHz), with state kept per call. */
+/**
+ * Speech probability per frame (e.g. 32 ms: 512 samples at 16 kHz), with state kept per call. Frames are at
+ * 16 kHz, or at another rate the detector scores as it is (`frameSamplesAt`).
+ */
 export interface VoiceActivityDetector {
+  /** Samples per frame at 16 kHz. */
   readonly frameSamples: number;
-  probability(frame16k: Int16Array): Promise<number>;
+  /** Optional: samples per frame at `sampleRate` when the detector scores that rate without resampling; else undefined. */
+  frameSamplesAt?(sampleRate: number): number | undefined;
+  /** `sampleRate` (default 16000) is the frame's: 16 kHz or one `frameSamplesAt` knows. */
+  probability(frame: Int16Array, sampleRate?: number): Promise<number>;
   reset(): void;
   release(): void;
 }

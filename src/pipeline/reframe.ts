@@ -2,14 +2,15 @@ import { Observable, type OperatorFunction } from 'rxjs';
 import type { AudioFrame } from '../audio/index.js';
 
 /**
- * Re-cuts a stream of frames into frames of exactly `samples` samples (e.g. the VAD's 512 at 16 kHz).
- * Holds at most one partial frame; a partial frame is zero-padded when it has to go out early: on completion,
- * or when the sample rate changes (it keeps the rate its samples had).
+ * Re-cuts a stream of frames into frames of exactly `samples` samples (e.g. the VAD's 512 at 16 kHz), or of
+ * `samples(sampleRate)` at each rate. Holds at most one partial frame; a partial frame is zero-padded when it
+ * has to go out early: on completion, or when the sample rate changes (it keeps the rate its samples had).
  */
-export function reframe(samples: number): OperatorFunction<AudioFrame, AudioFrame> {
+export function reframe(samples: number | ((sampleRate: number) => number)): OperatorFunction<AudioFrame, AudioFrame> {
+  const samplesAt = typeof samples === 'number' ? () => samples : samples;
   return (source) =>
     new Observable<AudioFrame>((subscriber) => {
-      const buffer = new Int16Array(samples);
+      let buffer = new Int16Array(0);
       let filled = 0;
       let startMs = 0;
       let sampleRate = 0;
@@ -20,16 +21,19 @@ export function reframe(samples: number): OperatorFunction<AudioFrame, AudioFram
       };
       return source.subscribe({
         next: (frame) => {
-          if (sampleRate && frame.sampleRate !== sampleRate && filled > 0) emit();
-          sampleRate = frame.sampleRate;
+          if (frame.sampleRate !== sampleRate) {
+            if (filled > 0) emit();
+            sampleRate = frame.sampleRate;
+            buffer = new Int16Array(samplesAt(sampleRate));
+          }
           let offset = 0;
           while (offset < frame.samples.length) {
             if (filled === 0) startMs = frame.timestampMs + (offset * 1000) / sampleRate;
-            const take = Math.min(samples - filled, frame.samples.length - offset);
+            const take = Math.min(buffer.length - filled, frame.samples.length - offset);
             buffer.set(frame.samples.subarray(offset, offset + take), filled);
             filled += take;
             offset += take;
-            if (filled === samples) emit();
+            if (filled === buffer.length) emit();
           }
         },
         error: (error: unknown) => subscriber.error(error),

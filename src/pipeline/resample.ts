@@ -3,11 +3,11 @@ import type { AudioFrame } from '../audio/index.js';
 import { Resampler } from '../audio/index.js';
 
 /**
- * Converts frames of any (possibly changing) sample rate to `rate`. Frames already at `rate` pass through
- * untouched; the resampler is created lazily per input rate (asynchronously, frames keeping their order) and
- * destroyed on unsubscribe.
+ * Converts frames of any (possibly changing) sample rate to `rate`. Frames already at `rate`, or at a rate
+ * `keep` accepts, pass through untouched; the resampler is created lazily per input rate and destroyed on
+ * unsubscribe.
  */
-export function resampleTo(rate: number): OperatorFunction<AudioFrame, AudioFrame> {
+export function resampleTo(rate: number, keep: (sampleRate: number) => boolean = () => false): OperatorFunction<AudioFrame, AudioFrame> {
   return (source) =>
     new Observable<AudioFrame>((subscriber) => {
       let resampler: Resampler | undefined;
@@ -17,7 +17,8 @@ export function resampleTo(rate: number): OperatorFunction<AudioFrame, AudioFram
       let queued = 0;
       const subscription = source.subscribe({
         next: (frame) => {
-          if (frame.sampleRate === rate && !resampler && queued === 0) {
+          const target = frame.sampleRate === rate || keep(frame.sampleRate);
+          if (target && !resampler && queued === 0) {
             subscriber.next(frame);
             return;
           }
@@ -40,8 +41,7 @@ export function resampleTo(rate: number): OperatorFunction<AudioFrame, AudioFram
               if (closed) return;
               if (!resampler || resampler.inputRate !== frame.sampleRate) {
                 resampler?.destroy();
-                resampler = undefined;
-                if (frame.sampleRate !== rate) resampler = await Resampler.create(frame.sampleRate, rate);
+                resampler = target ? undefined : await Resampler.create(frame.sampleRate, rate);
               }
               if (closed) return;
               subscriber.next(resampler ? resampler.processFrame(frame) : frame);

@@ -11,7 +11,7 @@ export interface ScoredFrame {
   arrivedMs: number;
 }
 
-/** Scores each frame (already cut to `detector.frameSamples` at 16 kHz) with the detector, in order. */
+/** Scores each frame (already cut to the detector's frame size at its rate) with the detector, in order. */
 export function scoreSpeech(
   detector: VoiceActivityDetector,
   clock: Clock,
@@ -19,7 +19,7 @@ export function scoreSpeech(
 ): OperatorFunction<AudioFrame, ScoredFrame> {
   return concatMap((frame) => {
     const arrivedMs = clock.now();
-    const probability = detector.probability(frame.samples);
+    const probability = detector.probability(frame.samples, frame.sampleRate);
     return from(tracker ? tracker.track(probability) : probability).pipe(
       map((value) => ({ frame, probability: value, arrivedMs })),
     );

@@ -50,12 +50,18 @@ export class SegmentServiceSpeechToText implements SpeechToText {
     let hints: readonly Expectation[] | undefined;
     return {
       transcribe: (utterance$, work) => this.transcribe(utterance$, work, hints, isTelephoneBand(call) ? 8000 : 16000),
+      takesSampleRate: (rate) => this.takesSampleRate(rate),
       expect: (expectations) => (hints = expectations),
       release: () => undefined,
     };
   }
 
-  /** `uploadRate`: the rate the WAV is sent at (the utterance arrives at 16 kHz). */
+  /** A phone line's 8 kHz is taken as it is: it goes to the service at that rate without resampling. */
+  takesSampleRate(sampleRate: number): boolean {
+    return sampleRate === 8000 || sampleRate === 16000;
+  }
+
+  /** `uploadRate`: the rate the WAV is sent at (the utterance arrives at 16 kHz, or at 8 kHz from a phone line). */
   transcribe(utterance$: Observable<AudioFrame>, work: WorkOptions = {}, hints?: readonly Expectation[], uploadRate = 16000): Observable<TranscriptEvent> {
     const track = <T>(promise: Promise<T>) => (work.track ? work.track(promise) : promise);
     return new Observable<TranscriptEvent>((subscriber) => {
@@ -64,11 +70,12 @@ export class SegmentServiceSpeechToText implements SpeechToText {
       const abort = new AbortController();
       const frames: Int16Array[] = [];
       let samples = 0;
+      let rate = 0;
       let sinceInterimMs = 0;
       let interimInFlight = false;
       let finalSent = false;
       const audioSoFar = () => {
-        const minSamples = Math.ceil((this.options.minAudioMs * 16000) / 1000);
+        const minSamples = Math.ceil((this.options.minAudioMs * (rate || 16000)) / 1000);
         const joined = new Int16Array(Math.max(samples, minSamples));
         let offset = 0;
         for (const part of frames) {
@@ -87,17 +94,19 @@ export class SegmentServiceSpeechToText implements SpeechToText {
       const send = () => {
         const request = (pcm: Int16Array, rate: number) => this.transcribeWav(encodeWav(pcm, rate), abort.signal, traceparent, hints);
         const audio = audioSoFar();
-        return track(uploadRate === 16000 ? request(audio, 16000) : resample(audio, 16000, uploadRate).then((pcm) => request(pcm, uploadRate)));
+        const from = rate || 16000;
+        return track(uploadRate === from ? request(audio, from) : resample(audio, from, uploadRate).then((pcm) => request(pcm, uploadRate)));
       };
       const subscription = utterance$.subscribe({
         next: (frame) => {
-          if (frame.sampleRate !== 16000) {
-            subscriber.error(new RangeError(`speech recognition takes 16000 Hz audio, got ${frame.sampleRate} Hz`));
+          if (!this.takesSampleRate(frame.sampleRate) || (rate && frame.sampleRate !== rate)) {
+            subscriber.error(new RangeError(`speech recognition takes one utterance at 16000 or 8000 Hz, got ${frame.sampleRate} Hz${rate ? ` after ${rate} Hz` : ''}`));
             return;
           }
+          rate = frame.sampleRate;
           frames.push(frame.samples);
           samples += frame.samples.length;
-          sinceInterimMs += (frame.samples.length * 1000) / 16000;
+          sinceInterimMs += (frame.samples.length * 1000) / rate;
           if (this.options.interimEveryMs <= 0 || sinceInterimMs < this.options.interimEveryMs || interimInFlight) return;
           sinceInterimMs = 0;
           interimInFlight = true;

@@ -2,7 +2,7 @@ import { countFromEnv, EnginePool, machineWorkers, type PinnedWorker } from '../
 import { startModuleWorker } from '../module-worker.js';
 import { EngineUnavailableError } from '../types.js';
 import { sileroModelPath, type SileroStep } from './silero-session.js';
-import type { SileroReply, SileroRequest } from './silero-protocol.js';
+import type { SileroBatch, SileroReply, SileroRequest } from './silero-protocol.js';
 
 type Body = SileroRequest extends infer R ? (R extends SileroRequest ? Omit<R, 'seq'> : never) : never;
 type Worker = PinnedWorker<Body, SileroReply>;
@@ -10,45 +10,61 @@ type Worker = PinnedWorker<Body, SileroReply>;
 /** A detector's handle on its VAD worker: steps run there in order and are never refused (the call was admitted). */
 export interface SileroChannel {
   readonly ready: Promise<unknown>;
-  run(input: Float32Array, state: Float32Array): Promise<SileroStep>;
+  run(input: Float32Array, state: Float32Array, sampleRate?: number): Promise<SileroStep>;
   release(): void;
 }
 
-const inputSamples = 576;
 const stateSamples = 128;
 
 interface Step {
   input: Float32Array;
   state: Float32Array;
-  worker: Worker;
+  sampleRate: number;
+  /** performance.now() when it was handed over. */
+  sinceMs: number;
   resolve(step: SileroStep): void;
   reject(error: unknown): void;
 }
 
-/** The steps waiting for one worker, and whether a batch of them is there now. */
+/** The steps waiting for one worker, how many detectors are pinned to it, and whether a batch is there or due. */
 interface Lane {
+  worker: Worker;
   waiting: Step[];
+  detectors: number;
   busy: boolean;
+  due: boolean;
 }
 
-/** Most detectors' steps in one inference (env SHOAL_VAD_MAX_BATCH; 1: one inference per frame). */
+/** Most detectors' steps in one hand-off (env SHOAL_VAD_MAX_BATCH; 1: one inference per frame, at once). */
 export const maxBatch = countFromEnv(process.env, 'SHOAL_VAD_MAX_BATCH') ?? 256;
+/** How long a step may wait for other calls' steps to join its hand-off, ms (env SHOAL_VAD_BATCH_WINDOW_MS). */
+export const batchWindowMs = countFromEnv(process.env, 'SHOAL_VAD_BATCH_WINDOW_MS') ?? 10;
 
 /**
- * Silero VAD off the event loop, batched across calls: the steps of every detector pinned to a worker that are
- * waiting when it is free go to it as one inference ([N, 576] inputs, [2, N, 128] states), which costs far less
- * per frame than one inference each (0.47 ms of CPU for one frame, 0.12 ms per frame in a batch of 50, measured
- * here). A step waits at most for the batch in flight. One worker per 2 cores; a detector is pinned to the
- * worker with the fewest, and has at most one step waiting (its steps are chained).
+ * Silero VAD off the event loop, batched across calls. The steps of every detector pinned to a worker go to it
+ * together: one message per window (`batchWindowMs` from the oldest waiting step, or when the batch in flight
+ * returns, whichever is later) carrying one inference per sample rate ([N, 576] inputs at 16 kHz, [N, 288] at
+ * 8 kHz, [2, N, 128] states). A batch costs far less per frame than one inference each (0.47 ms of CPU for one
+ * frame, 0.12 ms per frame in a batch of 50, measured here), and one message per window costs the event loop
+ * less than one per frame. A worker's only detector does not wait for a window. One worker per 2 cores; a
+ * detector is pinned to the worker with the fewest, and has at most one step waiting (its steps are chained).
  */
 export class SileroPool {
   private static instance: SileroPool | undefined;
   private readonly pool: EnginePool<Body, SileroReply>;
   private readonly lanes = new Map<number, Lane>();
-  /** Inferences run, detector steps they carried (`steps / batches` is the mean batch) and the largest batch. */
-  readonly counts = { batches: 0, steps: 0, largest: 0 };
+  /**
+   * Messages to the workers, inferences they ran, detector steps those carried (`steps / inferences` is the
+   * mean batch) and the largest batch.
+   */
+  readonly counts = { messages: 0, inferences: 0, steps: 0, largest: 0 };
 
-  constructor(modelPath = sileroModelPath(), size = machineWorkers(process.env, 2), private readonly batchLimit = maxBatch) {
+  constructor(
+    modelPath = sileroModelPath(),
+    size = machineWorkers(process.env, 2),
+    private readonly batchLimit = maxBatch,
+    private readonly windowMs = batchWindowMs,
+  ) {
     this.pool = new EnginePool(() => startModuleWorker(import.meta.url, 'silero-worker', { modelPath }), { name: 'silero-vad', size });
   }
 
@@ -59,17 +75,23 @@ export class SileroPool {
 
   channel(): SileroChannel {
     const worker = this.pool.pin();
+    const lane = this.laneOf(worker);
+    lane.detectors++;
     const ready = this.check(worker.run({ op: 'load' }));
+    let released = false;
     return {
       ready,
-      run: (input, state) =>
+      run: (input, state, sampleRate = 16000) =>
         new Promise<SileroStep>((resolve, reject) => {
-          const lane = this.laneOf(worker.index);
-          lane.waiting.push({ input, state, worker, resolve, reject });
-          // Steps that arrive in the same turn of the event loop (other calls' frames) join this one's batch.
-          if (!lane.busy && lane.waiting.length === 1) setImmediate(() => void this.send(lane));
+          lane.waiting.push({ input, state, sampleRate, sinceMs: performance.now(), resolve, reject });
+          this.schedule(lane);
         }),
-      release: () => worker.release(),
+      release: () => {
+        if (released) return;
+        released = true;
+        lane.detectors--;
+        worker.release();
+      },
     };
   }
 
@@ -78,20 +100,71 @@ export class SileroPool {
     return this.pool.stop();
   }
 
-  private laneOf(index: number): Lane {
-    let lane = this.lanes.get(index);
-    if (!lane) this.lanes.set(index, (lane = { waiting: [], busy: false }));
+  private laneOf(worker: Worker): Lane {
+    let lane = this.lanes.get(worker.index);
+    if (!lane) this.lanes.set(worker.index, (lane = { worker, waiting: [], detectors: 0, busy: false, due: false }));
+    lane.worker = worker;
     return lane;
+  }
+
+  private schedule(lane: Lane): void {
+    if (lane.busy || lane.due || lane.waiting.length === 0) return;
+    lane.due = true;
+    const go = () => {
+      lane.due = false;
+      void this.send(lane);
+    };
+    if (lane.detectors <= 1 || this.batchLimit <= 1) {
+      setImmediate(go);
+      return;
+    }
+    const waitMs = lane.waiting[0]!.sinceMs + this.windowMs - performance.now();
+    if (waitMs <= 0) setImmediate(go);
+    else setTimeout(go, waitMs);
   }
 
   private async send(lane: Lane): Promise<void> {
     if (lane.busy || lane.waiting.length === 0) return;
     lane.busy = true;
     const steps = lane.waiting.splice(0, this.batchLimit);
+    const byRate = new Map<number, Step[]>();
+    for (const step of steps) {
+      const group = byRate.get(step.sampleRate);
+      if (group) group.push(step);
+      else byRate.set(step.sampleRate, [step]);
+    }
+    const groups = [...byRate.values()];
+    const batches = groups.map((group) => this.pack(group));
+    this.counts.messages++;
+    try {
+      const reply = await this.check(
+        lane.worker.run({ op: 'infer', batches }, { transfer: batches.flatMap((b) => [b.input.buffer as ArrayBuffer, b.state.buffer as ArrayBuffer]) }),
+      );
+      groups.forEach((group, g) => {
+        const { probabilities, state } = reply.results![g]!;
+        const count = group.length;
+        group.forEach((step, i) => {
+          const own = new Float32Array(2 * stateSamples);
+          own.set(state.subarray(i * stateSamples, (i + 1) * stateSamples));
+          own.set(state.subarray((count + i) * stateSamples, (count + i + 1) * stateSamples), stateSamples);
+          step.resolve({ probability: probabilities[i]!, state: own });
+        });
+      });
+    } catch (error) {
+      for (const step of steps) step.reject(error);
+    } finally {
+      lane.busy = false;
+      this.schedule(lane);
+    }
+  }
+
+  /** One inference's inputs ([count, context + frame]) and states ([2, count, 128]) from steps at one rate. */
+  private pack(steps: Step[]): SileroBatch {
     const count = steps.length;
-    this.counts.batches++;
+    this.counts.inferences++;
     this.counts.steps += count;
     this.counts.largest = Math.max(this.counts.largest, count);
+    const inputSamples = steps[0]!.input.length;
     const input = new Float32Array(count * inputSamples);
     const state = new Float32Array(2 * count * stateSamples);
     steps.forEach((step, i) => {
@@ -99,21 +172,7 @@ export class SileroPool {
       state.set(step.state.subarray(0, stateSamples), i * stateSamples);
       state.set(step.state.subarray(stateSamples), (count + i) * stateSamples);
     });
-    try {
-      const reply = await this.check(steps[0]!.worker.run({ op: 'infer', count, input, state }, { transfer: [input.buffer, state.buffer] }));
-      const states = reply.state!;
-      steps.forEach((step, i) => {
-        const own = new Float32Array(2 * stateSamples);
-        own.set(states.subarray(i * stateSamples, (i + 1) * stateSamples));
-        own.set(states.subarray((count + i) * stateSamples, (count + i + 1) * stateSamples), stateSamples);
-        step.resolve({ probability: reply.probabilities![i]!, state: own });
-      });
-    } catch (error) {
-      for (const step of steps) step.reject(error);
-    } finally {
-      lane.busy = false;
-      void this.send(lane);
-    }
+    return { sampleRate: steps[0]!.sampleRate, count, input, state };
   }
 
   private async check(pending: Promise<SileroReply>): Promise<Extract<SileroReply, { ok: true }>> {

@@ -3,11 +3,20 @@ export interface SileroWorkerData {
 }
 
 /**
- * Silero v5 steps of `count` detectors at once: each detector's 64 samples of context + 512-sample frame (scaled
- * to -1..1) one after another in `input` ([count, 576]), their states in `state` ([2, count, 128]).
+ * Silero v5 steps of `count` detectors at once, all at `sampleRate`: each detector's context + frame (scaled to
+ * -1..1; 64 + 512 samples at 16 kHz, 32 + 256 at 8 kHz) one after another in `input`, their states in `state`
+ * ([2, count, 128]).
  */
-export type SileroRequest = { seq: number; op: 'load' } | { seq: number; op: 'infer'; count: number; input: Float32Array; state: Float32Array };
+export interface SileroBatch {
+  sampleRate: number;
+  count: number;
+  input: Float32Array;
+  state: Float32Array;
+}
+
+/** `infer`: one message per hand-off, one batch per sample rate; the reply's `results` are in the same order. */
+export type SileroRequest = { seq: number; op: 'load' } | { seq: number; op: 'infer'; batches: SileroBatch[] };
 
 export type SileroReply =
-  | { seq: number; ok: true; probabilities?: Float32Array; state?: Float32Array }
+  | { seq: number; ok: true; results?: Array<{ probabilities: Float32Array; state: Float32Array }> }
   | { seq: number; ok: false; message: string; unavailable: boolean };

@@ -60,35 +60,38 @@ export interface SileroStep {
 /** Something that runs Silero steps: resolves `ready` once the model is loaded. */
 export interface SileroInference {
   readonly ready: Promise<unknown>;
-  run(input: Float32Array, state: Float32Array): Promise<SileroStep>;
+  /** `sampleRate`: 16000 (the default; input 64 + 512 samples) or 8000 (32 + 256). */
+  run(input: Float32Array, state: Float32Array, sampleRate?: number): Promise<SileroStep>;
 }
 
-/** Steps of `count` detectors in one inference: inputs [count, 576], states [2, count, 128]. */
+/** Steps of `count` detectors in one inference: inputs [count, 576] at 16 kHz ([count, 288] at 8 kHz), states [2, count, 128]. */
 export interface SileroBatchStep {
   probabilities: Float32Array;
   state: Float32Array;
 }
 
-const sampleRate = 16000;
+type RunBatch = (input: Float32Array, state: Float32Array, count: number, sampleRate?: number) => Promise<SileroBatchStep>;
 
 /** Runs Silero steps in this thread, on the thread's shared session for `modelPath`; `runBatch` many detectors' at once. */
-export function sileroInference(modelPath?: string): SileroInference & { runBatch(input: Float32Array, state: Float32Array, count: number): Promise<SileroBatchStep> } {
+export function sileroInference(modelPath?: string): SileroInference & { runBatch: RunBatch } {
   const ort = onnxRuntime();
   const session = sileroSession(modelPath);
-  const rate = new ort.Tensor('int64', BigInt64Array.from([BigInt(sampleRate)]), []);
-  const runBatch = async (input: Float32Array, state: Float32Array, count: number): Promise<SileroBatchStep> => {
+  const rates = new Map([16000, 8000].map((rate) => [rate, new ort.Tensor('int64', BigInt64Array.from([BigInt(rate)]), [])]));
+  const runBatch: RunBatch = async (input, state, count, sampleRate = 16000) => {
+    const sr = rates.get(sampleRate);
+    if (!sr) throw new RangeError(`Silero VAD scores 16000 or 8000 Hz audio, got ${sampleRate} Hz`);
     const out = await (await session).run({
       input: new ort.Tensor('float32', input, [count, input.length / count]),
       state: new ort.Tensor('float32', state, [2, count, 128]),
-      sr: rate,
+      sr,
     });
     return { probabilities: out.output!.data as Float32Array, state: out.stateN!.data as Float32Array };
   };
   return {
     ready: session,
     runBatch,
-    run: async (input, state) => {
-      const out = await runBatch(input, state, 1);
+    run: async (input, state, sampleRate) => {
+      const out = await runBatch(input, state, 1, sampleRate);
       return { probability: out.probabilities[0]!, state: out.state };
     },
   };

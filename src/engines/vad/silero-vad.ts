@@ -2,10 +2,16 @@ import type { VoiceActivityDetector } from '../types.js';
 import { SileroPool } from './silero-pool.js';
 import { onnxRuntime, type SileroInference } from './silero-session.js';
 
-const sampleRate = 16000;
-const frameSamples = 512;
-/** Silero v5 sees the last 64 samples of the previous frame in front of each new one; without them it hears no speech. */
-const contextSamples = 64;
+/**
+ * Silero v5's windows (32 ms) at the rates it scores: 512 samples at 16 kHz, 256 at 8 kHz (a phone line, not
+ * resampled). It sees the last `context` samples of the previous window in front of each new one; without them
+ * it hears no speech.
+ */
+const windows: ReadonlyMap<number, { frame: number; context: number }> = new Map([
+  [16000, { frame: 512, context: 64 }],
+  [8000, { frame: 256, context: 32 }],
+]);
+const frameMs = 32;
 const stateSize = 2 * 1 * 128;
 
 /** How the detector keeps its recurrent state. Durations in ms. */
@@ -33,7 +39,7 @@ export interface SileroVadOptions {
 
 export const defaults: SileroVadOptions = { resetAfterSilenceMs: 3000, silenceProbability: 0.15, quietBelowDbfs: -Infinity, settleFrames: 8 };
 
-/** A frame that is not 512 samples of 16 kHz audio. */
+/** A frame that is not one window of Silero (512 samples at 16 kHz, 256 at 8 kHz), or at another rate. */
 export class VadFrameSizeError extends RangeError {
   override readonly name = 'VadFrameSizeError';
 }
@@ -42,21 +48,23 @@ export class VadFrameSizeError extends RangeError {
 export type SileroRunner = SileroInference & { release?(): void };
 
 /**
- * Silero v5 speech probability per 32 ms frame; keeps its recurrent state per instance (one per call). The
+ * Silero v5 speech probability per 32 ms frame, at 16 or 8 kHz; keeps its recurrent state per instance (one per call). The
  * inference runs on a VAD worker thread unless a runner is given (e.g. `new SileroVad(sileroInference())`).
  */
 export class SileroVad implements VoiceActivityDetector {
-  readonly frameSamples = frameSamples;
+  readonly frameSamples = windows.get(16000)!.frame;
   private state: Float32Array = new Float32Array(stateSize);
-  private readonly input = new Float32Array(contextSamples + frameSamples);
+  /** The rate of the frames scored so far; a frame at another rate starts the detector afresh. */
+  private sampleRate = 16000;
+  private input = new Float32Array(windows.get(16000)!.context + this.frameSamples);
   private queue: Promise<unknown> = Promise.resolve();
   private released = false;
   private generation = 0;
   private readonly runner: SileroRunner;
   private readonly resetAfterFrames: number;
   private readonly silenceProbability: number;
-  /** Sum of squared samples (16-bit) below which a frame is quiet. */
-  private readonly quietEnergy: number;
+  /** Mean squared sample (16-bit) below which a frame is quiet. */
+  private readonly quietPower: number;
   private silentFrames = 0;
   /** Quiet frames in a row that scored as silence. */
   private settledFrames = 0;
@@ -66,9 +74,9 @@ export class SileroVad implements VoiceActivityDetector {
     onnxRuntime(); // says what to install, at once, when onnxruntime-node is missing
     this.runner = runner ?? SileroPool.shared().channel();
     const o = { ...defaults, ...options };
-    this.resetAfterFrames = Math.round((o.resetAfterSilenceMs * sampleRate) / 1000 / frameSamples);
+    this.resetAfterFrames = Math.round(o.resetAfterSilenceMs / frameMs);
     this.silenceProbability = o.silenceProbability;
-    this.quietEnergy = frameSamples * (32768 * 10 ** (o.quietBelowDbfs / 20)) ** 2;
+    this.quietPower = (32768 * 10 ** (o.quietBelowDbfs / 20)) ** 2;
     this.settleFrames = o.settleFrames;
     // A failed model load surfaces on the first probability() call.
     this.runner.ready.catch(() => undefined);
@@ -80,13 +88,20 @@ export class SileroVad implements VoiceActivityDetector {
     return this;
   }
 
-  probability(frame16k: Int16Array): Promise<number> {
+  /** 512 at 16 kHz, 256 at 8 kHz; undefined at other rates. */
+  frameSamplesAt(sampleRate: number): number | undefined {
+    return windows.get(sampleRate)?.frame;
+  }
+
+  probability(frame: Int16Array, sampleRate = 16000): Promise<number> {
     if (this.released) return Promise.reject(new Error('voice activity detector was released'));
-    if (frame16k.length !== frameSamples) {
-      return Promise.reject(new VadFrameSizeError(`VAD frames are ${frameSamples} samples at 16 kHz, got ${frame16k.length}`));
+    const expected = windows.get(sampleRate)?.frame;
+    if (frame.length !== expected) {
+      const sizes = [...windows].map(([rate, w]) => `${w.frame} samples at ${rate / 1000} kHz`).join(' or ');
+      return Promise.reject(new VadFrameSizeError(`VAD frames are ${sizes}, got ${frame.length} at ${sampleRate} Hz`));
     }
     // Calls are chained so each frame sees the state the previous one left, even when callers do not await.
-    const result = this.queue.then(() => this.infer(frame16k));
+    const result = this.queue.then(() => this.infer(frame, sampleRate));
     this.queue = result.catch(() => undefined);
     return result;
   }
@@ -94,7 +109,7 @@ export class SileroVad implements VoiceActivityDetector {
   reset(): void {
     this.generation++;
     this.state = new Float32Array(stateSize);
-    this.input.fill(0, 0, contextSamples);
+    this.input.fill(0);
     this.silentFrames = 0;
     this.settledFrames = 0;
   }
@@ -105,19 +120,25 @@ export class SileroVad implements VoiceActivityDetector {
     this.reset();
   }
 
-  private async infer(frame: Int16Array): Promise<number> {
+  private async infer(frame: Int16Array, sampleRate: number): Promise<number> {
+    if (sampleRate !== this.sampleRate) {
+      this.sampleRate = sampleRate;
+      this.input = new Float32Array(windows.get(sampleRate)!.context + frame.length);
+      this.reset();
+    }
     const generation = this.generation;
     await this.runner.ready;
     const input = this.input;
+    const context = input.length - frame.length;
     let energy = 0;
-    for (let i = 0; i < frameSamples; i++) {
+    for (let i = 0; i < frame.length; i++) {
       const sample = frame[i]!;
       energy += sample * sample;
-      input[contextSamples + i] = sample / 32768;
+      input[context + i] = sample / 32768;
     }
-    const quiet = energy < this.quietEnergy;
+    const quiet = energy < this.quietPower * frame.length;
     const step = quiet && this.settledFrames >= this.settleFrames ? undefined : input.slice();
-    input.copyWithin(0, frameSamples, frameSamples + contextSamples);
+    input.copyWithin(0, frame.length);
     if (!step) {
       if (this.afterFrame(0)) this.state = new Float32Array(stateSize);
       return 0;
@@ -125,7 +146,7 @@ export class SileroVad implements VoiceActivityDetector {
     // The state may be moved to a worker; a reset meanwhile has already replaced it.
     let out;
     try {
-      out = await this.runner.run(step, this.state);
+      out = await this.runner.run(step, this.state, sampleRate);
     } catch (error) {
       if (generation === this.generation) this.state = new Float32Array(stateSize);
       throw error;
