@@ -35,6 +35,8 @@ export interface AsrRequest {
 export interface HostedDouble {
   url: string;
   readonly requests: { asr: AsrRequest[]; liveSockets: number; flushes: number; audioMs: number };
+  /** Live TTS sockets open now. */
+  openLiveSockets(): number;
   close(): Promise<void>;
 }
 
@@ -132,6 +134,7 @@ export async function startHostedDouble(options: Partial<HostedDoubleOptions> = 
   return {
     url: `http://127.0.0.1:${address.port}`,
     requests,
+    openLiveSockets: () => sockets.clients.size,
     close: async () => {
       clearInterval(pacer);
       for (const client of sockets.clients) client.terminate();
