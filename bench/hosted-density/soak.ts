@@ -79,7 +79,7 @@ export async function soak(options: SoakOptions) {
         unavailable: warmTrimmed.unavailable ?? lastTrimmed.unavailable,
         rss_growth_mb: warmTrimmed.rss_mb !== null && lastTrimmed.rss_mb !== null ? round(lastTrimmed.rss_mb - warmTrimmed.rss_mb) : null,
       },
-      second_half: { from_calls: half.calls, rss_growth_mb: round(last.rss_mb - half.rss_mb), heap_growth_mb: round(last.heap_mb - half.heap_mb) },
+      second_half: half === last ? null : { from_calls: half.calls, rss_growth_mb: round(last.rss_mb - half.rss_mb), heap_growth_mb: round(last.heap_mb - half.heap_mb) },
     };
   } finally {
     inspector.close();
