@@ -13,13 +13,18 @@
  *
  * Run: npx tsx bench/hosted-density.ts [--calls 1,10,25,50,75,90,100] [--stagger-ms 100] [--max-calls N]
  *        [--cpu-prof DIR]          (profile the agent process: node --cpu-prof, written at its exit)
- *        [--soak 500 --lanes 10]   (instead: that many short calls through one agent, RSS growth; see below)
+ *        [--soak 500 --lanes 10 [--every 100] [--heap-snapshots DIR]]
+ *            (instead: that many short calls through one agent, `lanes` at a time, each lane one call after another;
+ *             the agent's RSS and heap after a forced GC, after a warm-up and every `every` calls; heap snapshots
+ *             at those points with --heap-snapshots; see bench/hosted-density/soak.ts)
  * About 45 s per N, plus start-up.
  */
 import { cpus } from 'node:os';
 import { load, p, round } from './capacity/measure.js';
 import { defaultMaxCalls } from '../src/agent/admission.js';
+import { inspectorUrl } from './hosted-density/inspector.js';
 import { cpuMs, loopCpuMs, metric, rssMb, runScript, shoalBin, startProcess, type Running } from './hosted-density/processes.js';
+import { soak as runSoak } from './hosted-density/soak.js';
 
 const argument = (name: string) => {
   const at = process.argv.indexOf(name);
@@ -42,7 +47,7 @@ const service = await startProcess('bench/hosted-density/stand-in.ts', [], /list
 let agent: Running | undefined;
 try {
   const agentArgs = ['agent', '--port', '0', '--log-level', 'warn', '--script', 'examples/scripts/parcel-line.yaml', '--service-url', service.found, '--api-key', 'bench-key', '--max-calls', maxCalls];
-  const flags = profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [];
+  const flags = [...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []), ...(soak ? ['--inspect=127.0.0.1:0'] : [])];
   agent = await startProcess(shoalBin, agentArgs, /open (\S+) and press/, flags);
   const pid = agent.child.pid!;
   const base = agent.found;
@@ -55,35 +60,17 @@ try {
     runScript<{ answers_per_call: number; results: CallResult[] }>('bench/hosted-density/callers.ts', ['--url', telephony, '--calls', String(calls), '--stagger-ms', String(staggerMs), ...extra]);
 
   if (soak) {
-    // Short calls (one answer each) in `lanes` parallel lanes, back to back: RSS after a warm-up of one call per
-    // lane, then after all of them; the agent's own heap from /metrics too.
-    const perLane = Math.ceil(Number(soak) / lanes);
-    await callers(lanes, ['--answers', '1']);
-    await new Promise((resolve) => setTimeout(resolve, 2000));
-    const before = { rss_mb: rssMb(pid), heap_mb: round((metric(await scrape(), 'nodejs_heap_size_used_bytes') ?? 0) / 2 ** 20) };
-    const loadBefore = load();
-    const started = performance.now();
-    const run = await callers(lanes, ['--answers', '1', '--sequential', String(perLane)]);
-    await new Promise((resolve) => setTimeout(resolve, 2000));
-    const after = { rss_mb: rssMb(pid), heap_mb: round((metric(await scrape(), 'nodejs_heap_size_used_bytes') ?? 0) / 2 ** 20) };
-    const replies = run.results.flatMap((r) => r.replies);
-    process.stdout.write(
-      `${JSON.stringify({
-        bench: 'hosted-density-soak',
-        machine,
-        speech: startLine(),
-        calls: run.results.length,
-        lanes,
-        minutes: round((performance.now() - started) / 60_000),
-        turns_answered: replies.filter((r) => r !== null).length,
-        turns: replies.length,
-        before,
-        after,
-        rss_growth_mb: round(after.rss_mb - before.rss_mb),
-        load_average_before: loadBefore,
-        load_average_after: load(),
-      })}\n`,
-    );
+    const inspector = inspectorUrl.exec(agent.output())?.[1];
+    if (!inspector) throw new Error(`the agent printed no inspector URL:\n${agent.output()}`);
+    const result = await runSoak({
+      calls: Number(soak),
+      lanes,
+      every: Number(argument('--every') ?? 100),
+      snapshotDir: argument('--heap-snapshots'),
+      inspectorUrl: inspector,
+      callers: (count, perLane) => callers(count, ['--answers', '1', '--sequential', String(perLane)]),
+    });
+    process.stdout.write(`${JSON.stringify({ ...result, machine, speech: startLine() })}\n`);
   } else {
     await callers(1); // warm-up: the first call loads what calls share
     // What the agent costs with no call: spread over the calls in `cpu_ms_per_call_second`, not in `..._above_idle`.

@@ -36,6 +36,8 @@ export interface HostedDouble {
   url: string;
   /** `liveRates`: the `sample_rate` of each live `start`, in order (16000 when it named none). */
   readonly requests: { asr: AsrRequest[]; liveSockets: number; liveRates: number[]; flushes: number; audioMs: number };
+  /** Live TTS sockets open now. */
+  openLiveSockets(): number;
   close(): Promise<void>;
 }
 
@@ -136,6 +138,7 @@ export async function startHostedDouble(options: Partial<HostedDoubleOptions> = 
   return {
     url: `http://127.0.0.1:${address.port}`,
     requests,
+    openLiveSockets: () => sockets.clients.size,
     close: async () => {
       clearInterval(pacer);
       for (const client of sockets.clients) client.terminate();
