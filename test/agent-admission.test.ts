@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CallAdmission, callCpuMsPerSecond, capacityFor, defaultMaxCalls, type AdmissionDecision } from '../src/agent/index.js';
+import { CallAdmission, callCpuMsPerSecond, capacityFor, cpuShareForCalls, defaultMaxCalls, type AdmissionDecision } from '../src/agent/index.js';
 import { callEngines } from '../src/cli/speech-engines.js';
 
 describe('call admission', () => {
@@ -68,14 +68,15 @@ describe('default capacity', () => {
     expect(capacityFor(1, 5000)).toBe(1);
   });
 
-  it('comes from what a call costs on the engines that run: hosted engines take ten times the calls on 2 cores', () => {
+  it('comes from what a call costs on the engines that run: hosted engines take 20 times the calls on 2 cores', () => {
     expect(callCpuMsPerSecond.hosted).toBeLessThanOrEqual(15);
     expect(defaultMaxCalls('embedded', 2)).toBe(5);
-    expect(defaultMaxCalls('hosted', 2)).toBeGreaterThanOrEqual(45);
-    expect(defaultMaxCalls('hosted', 2)).toBeLessThanOrEqual(60);
+    // At most the 110 calls measured to hold on 2 cores, and within 20 % of them (bench/hosted-density.ts).
+    expect(defaultMaxCalls('hosted', 2)).toBeGreaterThanOrEqual(88);
+    expect(defaultMaxCalls('hosted', 2)).toBeLessThanOrEqual(110);
     // Hosted calls are the event loop's: a bigger machine runs more processes, not more calls in one.
     expect(defaultMaxCalls('hosted', 8)).toBe(defaultMaxCalls('hosted', 2));
-    expect(defaultMaxCalls('hosted', 2)).toBe(capacityFor(1, callCpuMsPerSecond.hosted));
+    expect(defaultMaxCalls('hosted', 2)).toBe(capacityFor(1, callCpuMsPerSecond.hosted, cpuShareForCalls.hosted));
     expect(defaultMaxCalls('embedded', 8)).toBe(capacityFor(8, callCpuMsPerSecond.embedded));
     expect(new CallAdmission({ engines: 'hosted' }).capacity).toBe(defaultMaxCalls('hosted'));
     expect(new CallAdmission().capacity).toBe(defaultMaxCalls('embedded'));

@@ -20,34 +20,39 @@ export interface AdmissionOptions {
 export const embeddedCallCpuMsPerSecond = 240;
 
 /**
- * CPU one phone call costs the process when recognition and synthesis are a speech service's (`--service-url`):
- * bench/hosted-density.ts `cpu_ms_per_call_second` was 14 ms at 25 calls with Silero's quiet gate on, and 19.5-21.6
- * ms at 25-50 calls on a quiet machine with it off (the default); at 50 calls every turn was answered within 1.0x of
- * one call's p95, with event-loop lag p99 17 ms (docs/capacity.md). Nearly all of it is the event loop's: media
- * parsing, resampling, the live TTS socket and the calls' RxJS.
+ * Event-loop CPU one phone call costs when recognition and synthesis are a speech service's (`--service-url`), in
+ * ms per second of call, near the limit: bench/hosted-density.ts `loop_cpu_ms_per_call_second` (the main thread's
+ * CPU from /proc) was 7.9-8.8 at 100-125 calls on a quiet 2-core machine, 8.5-12.4 at 50 (batches of VAD frames
+ * are fuller with more calls). The whole process costs more (13-15 ms at 50 calls, the VAD worker thread most of
+ * the rest), but the event loop is the one thread all calls share: up to 110 calls every turn was answered within
+ * 1.1x of one call's reply p95; at 125, with the loop saturated, turns went unanswered (docs/capacity.md).
  */
-export const hostedCallCpuMsPerSecond = 14;
+export const hostedCallCpuMsPerSecond = 8;
 
-/** CPU per second of call by engines, in ms: what the default capacity is derived from. */
+/** CPU per second of call by engines, in ms, on the cores that limit them: what the default capacity is derived from. */
 export const callCpuMsPerSecond: Record<CallEngines, number> = { embedded: embeddedCallCpuMsPerSecond, hosted: hostedCallCpuMsPerSecond };
 
 /**
  * Cores one process's calls can use. The embedded recognizer runs on a worker per core; with hosted engines the
- * calls' work is nearly all the event loop's, one core, so more cores take more processes, not more calls.
+ * limit is the event loop, one core, so more cores take more processes, not more calls.
  */
 export const usableCores: Record<CallEngines, number> = { embedded: Infinity, hosted: 1 };
 
-/** Share of the cores the calls may use at full capacity; the rest absorbs moments when every caller speaks. */
-export const cpuShareForCalls = 0.7;
+/**
+ * Share of those cores the calls may use at full capacity; the rest absorbs moments when every caller speaks.
+ * Embedded calls decode in bursts of recognition (70 %); a hosted call's event-loop work is small and even, and
+ * 110 calls held with the loop about 90 % busy (80 %).
+ */
+export const cpuShareForCalls: Record<CallEngines, number> = { embedded: 0.7, hosted: 0.8 };
 
 /** Default capacity: floor(cores × 1000 ms × share ÷ CPU ms per call-second), at least 1 (2 cores: 5 calls). */
-export function capacityFor(cores: number, cpuMsPerCallSecond = embeddedCallCpuMsPerSecond, share = cpuShareForCalls): number {
+export function capacityFor(cores: number, cpuMsPerCallSecond = embeddedCallCpuMsPerSecond, share = cpuShareForCalls.embedded): number {
   return Math.max(1, Math.floor((cores * 1000 * share) / cpuMsPerCallSecond));
 }
 
 /** Default capacity for calls on `engines` on this machine's cores. */
 export function defaultMaxCalls(engines: CallEngines, cores = availableParallelism()): number {
-  return capacityFor(Math.min(cores, usableCores[engines]), callCpuMsPerSecond[engines]);
+  return capacityFor(Math.min(cores, usableCores[engines]), callCpuMsPerSecond[engines], cpuShareForCalls[engines]);
 }
 
 export const defaults: AdmissionOptions = { maxCalls: defaultMaxCalls('embedded'), engines: 'embedded' };

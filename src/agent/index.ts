@@ -21,7 +21,7 @@ export { turnRecord } from './events.js';
 export { newTurnReport } from './call-report.js';
 export { median, percentile } from './events.js';
 export { TurnStageError } from './errors.js';
-export { CallAdmission, callCpuMsPerSecond, capacityFor, defaultMaxCalls, defaults as admissionDefaults, type AdmissionOptions, type CallEngines, type AdmittedCall, type AdmissionDecision } from './admission.js';
+export { CallAdmission, callCpuMsPerSecond, capacityFor, cpuShareForCalls, defaultMaxCalls, defaults as admissionDefaults, type AdmissionOptions, type CallEngines, type AdmittedCall, type AdmissionDecision } from './admission.js';
 export { isBackchannel, substantiveWords, playedText } from './interruption.js';
 export { traceparentOf, callParentContext } from './tracing.js';
 export { StreamingEngineSpeechToText, defaults as streamingSttDefaults, type PauseOptions } from './stt/streaming-engine-stt.js';
