@@ -6,8 +6,8 @@
  * caller as 20 ms mu-law frames in real time and echoing marks.
  *
  * Per N: turns answered (reply within 5 s), reply after the caller's answer ends p50/p95, the agent's CPU per
- * call-second and cores used (/proc), the event loop's share of that CPU (the main thread's), RSS per call (peak during the run minus before, over N), event-loop lag
- * p99 (the agent's /metrics `nodejs_eventloop_lag_p99_seconds`, over the run; it includes prom-client's 10 ms
+ * call-second and cores used (/proc), the event loop's share of that CPU (the main thread's), RSS per call (peak
+ * during the run minus before, over N), event-loop lag p99 (the agent's /metrics `nodejs_eventloop_lag_p99_seconds`, over the run; it includes prom-client's 10 ms
  * sampling interval), the first N whose p95 leaves 1.5x of one call's or leaves a turn unanswered, the largest N
  * that holds, and the default `--max-calls` for hosted engines against it. Prints one JSON line.
  *
