@@ -10,7 +10,7 @@
 import { cpus, loadavg } from 'node:os';
 import { createEmbeddedAgentStack, percentile } from '../src/agent/index.js';
 import { loadScenarios, ScenarioRunner, type Scenario, type ScenarioResult } from '../src/testing/index.js';
-import { brokenAgents, withBookingModel } from '../test/broken-agents/index.js';
+import { brokenAgents, runShipped } from '../test/broken-agents/index.js';
 
 const quick = process.argv.includes('--quick');
 const repeatArg = process.argv.indexOf('--repeat');
@@ -31,15 +31,7 @@ await runner.run(warmUp!);
 const startupMs = performance.now() - startup;
 
 /** Runs a scenario as the shipped suite test does (an LLM scenario on the healthy booking model). */
-async function run(scenario: Scenario): Promise<ScenarioResult> {
-  if (!scenario.llm) return runner.run(scenario);
-  const model = await withBookingModel(scenario, 1);
-  try {
-    return await runner.run(model.scenario);
-  } finally {
-    await model.close?.();
-  }
-}
+const run = (scenario: Scenario) => runShipped(runner, scenario);
 
 function speed(results: readonly ScenarioResult[]) {
   const callMs = results.reduce((sum, result) => sum + result.durationMs, 0);

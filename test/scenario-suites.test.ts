@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadScenarios, ScenarioRunner, type Scenario } from '../src/testing/index.js';
-import { withBookingModel } from './broken-agents/index.js';
+import { runShipped } from './broken-agents/index.js';
 
 const scenarios = await loadScenarios(['test/scenarios', 'test/scenarios-llm']);
 let runner: ScenarioRunner;
@@ -14,16 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => runner?.close());
 
-/** The suites' own agents; an LLM scenario talks to the healthy booking model. */
-async function run(scenario: Scenario) {
-  if (!scenario.llm) return runner.run(scenario);
-  const model = await withBookingModel(scenario, 1);
-  try {
-    return await runner.run(model.scenario);
-  } finally {
-    await model.close?.();
-  }
-}
+const run = (scenario: Scenario) => runShipped(runner, scenario);
 
 describe('shipped scenario suites', () => {
   it('cover every ready-made agent and example script', () => {

@@ -1,51 +1,11 @@
 /** The bench's three processes: the stand-in service, `shoal agent`, and the callers; and what /proc says of the agent. */
-import { spawn, type ChildProcess } from 'node:child_process';
+export { shoalBin, startProcess, type Running } from '../capacity/child.js';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const tsx = `${root}node_modules/tsx/dist/cli.mjs`;
-
-export interface Running {
-  child: ChildProcess;
-  /** The first match of the start pattern's group. */
-  found: string;
-  output(): string;
-  stop(): Promise<number | null>;
-}
-
-/** Runs `node [nodeFlags] file args` and waits until its output matches `pattern`. */
-export async function startProcess(file: string, args: string[], pattern: RegExp, nodeFlags: string[] = [], timeoutMs = 120_000): Promise<Running> {
-  const child = spawn(process.execPath, [...nodeFlags, file, ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const found = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${file} did not start within ${timeoutMs} ms:\n${output}`)), timeoutMs);
-    const onData = (data: Buffer) => {
-      output += String(data);
-      const match = pattern.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!);
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`${file} exited with ${code}:\n${output}`)));
-  });
-  return {
-    child,
-    found,
-    output: () => output,
-    stop: () =>
-      new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve(child.exitCode);
-        child.once('exit', (code) => resolve(code));
-        child.kill('SIGTERM');
-      }),
-  };
-}
-
-export const shoalBin = `${root}bin/shoal.js`;
 
 /** Runs a TypeScript script through tsx to its end and returns its stdout's last line, parsed. */
 export async function runScript<T>(file: string, args: string[]): Promise<T> {

@@ -1,16 +1,5 @@
+import { seededRandom } from '../audio/seeded-random.js';
 import type { Conditions } from './schema.js';
-
-/** A small seeded PRNG (mulberry32): the same seed gives the same noise, losses and delays. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A caller frame on its way to the agent: when it arrives, and what is left of it. */
 export interface SentFrame {

@@ -15,5 +15,5 @@ export { matches, isSubset, type Failure } from './checks.js';
 export { transcript, formatTranscript, failureReport, resultLine, resultRecord, junitXml, stereoWav, type TranscriptLine } from './report.js';
 export { scenarioFileSchema, scenarioJsonSchema, type ScenarioFile, type ScenarioSpec, type Step, type StepExpectation, type CallExpectation, type Conditions } from './schema.js';
 export type { CallLog, AgentTurn, StepWindow, TimedEvent } from './call-log.js';
-export { seededRandom } from './conditions.js';
+export { seededRandom } from '../audio/seeded-random.js';
 export type { JudgeOptions } from './judge.js';

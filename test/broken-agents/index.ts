@@ -5,7 +5,7 @@
  */
 import type { EmbeddedAgentStack } from '../../src/agent/index.js';
 import { defaults as modeDefaults } from '../../src/agent/modes.js';
-import type { AgentChoice, Scenario } from '../../src/testing/index.js';
+import type { AgentChoice, Scenario, ScenarioResult, ScenarioRunner } from '../../src/testing/index.js';
 import { loadScriptedDialogue } from '../../plugins/index.js';
 import { startBookingModel } from './booking-model.js';
 import { receptionistSkippingConfirmation, supportNeverTransferring } from './scripts.js';
@@ -32,6 +32,17 @@ export interface BrokenAgent {
 export async function withBookingModel(scenario: Scenario, bookings: number): Promise<BrokenRun> {
   const model = await startBookingModel(bookings);
   return { scenario: { ...scenario, llm: { ...scenario.llm!, url: model.baseUrl } }, close: () => model.close() };
+}
+
+/** Runs a shipped scenario as the suites do: an LLM scenario talks to the healthy booking model (one booking). */
+export async function runShipped(runner: ScenarioRunner, scenario: Scenario): Promise<ScenarioResult> {
+  if (!scenario.llm) return runner.run(scenario);
+  const model = await withBookingModel(scenario, 1);
+  try {
+    return await runner.run(model.scenario);
+  } finally {
+    await model.close?.();
+  }
 }
 
 const parcelLine = () => loadScriptedDialogue('examples/scripts/parcel-line.yaml');

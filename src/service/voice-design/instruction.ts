@@ -56,17 +56,6 @@ export function readInstruction(instruction: string): VoiceTraits {
 const ageSemitones = { child: 7, young: 2, 'middle-aged': -1, elderly: -2 } as const;
 const agePace = { child: 1.05, young: 1.05, 'middle-aged': 1, elderly: 0.88 } as const;
 
-/** A seeded generator (mulberry32): the same seed gives the same candidates. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface DesignOptions {
   /** How strongly the instruction's traits apply (instruct_guidance_scale / 3, capped at 1.5). */

@@ -3,13 +3,14 @@ import { context } from '@opentelemetry/api';
 import { randomInt } from 'node:crypto';
 import { z } from 'zod';
 import { encodeWav } from '../../audio/index.js';
+import { seededRandom } from '../../audio/seeded-random.js';
 import { ServiceError } from '../accounts.js';
 import type { ServiceContext } from '../context.js';
 import { bodyObject, requireContentType } from '../http/content-type.js';
 import { parseOrThrow } from '../http/errors.js';
 import { reserveFor } from '../http/gate.js';
 import { startServerSpan } from '../http/tracing.js';
-import { designCandidate, readInstruction, seededRandom } from './instruction.js';
+import { designCandidate, readInstruction } from './instruction.js';
 import { spanAttributes } from '../../tracing/index.js';
 
 export const defaults = {
