@@ -3,109 +3,24 @@
  * revocations; PostgreSQL restarting, and an instance killed with -9.
  */
 import { spawn } from 'node:child_process';
-import { connect, createServer } from 'node:net';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { BuiltinVoices, createSpeechService, type LiveOptions, type SpeechService } from '../src/service/index.js';
-import { creditsToMicros, hashKeySecret, openAccountServices, priceOf, type AccountServices, type PgStores, type RateLimitOptions } from '../src/service/store/index.js';
+import { creditsToMicros, priceOf } from '../src/service/store/index.js';
+import { balance, closeInstances, freePort, listening, openHolds, pgOf, startInstance, until, userWith, type Instance } from './fleet-harness.js';
 import { startPgCluster, type PgCluster } from './pg-cluster.js';
-import { authHeaders, fixture, modelForm, testEngines, type TestUser } from './service-store-harness.js';
+import { authHeaders, fixture, modelForm, type TestUser } from './service-store-harness.js';
 import { connectLive } from './service-live-client.js';
 
 const root = join(import.meta.dirname, '..');
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** Whether something accepts connections on the port. */
-function listening(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1', () => (socket.end(), resolve(true)));
-    socket.once('error', () => resolve(false));
-  });
-}
-
-interface Instance {
-  url: string;
-  services: AccountServices;
-  service: SpeechService;
-  close(): Promise<void>;
-}
-
 let cluster: PgCluster;
-let open: Instance[] = [];
 
 beforeAll(async () => {
   cluster = await startPgCluster();
 }, 60_000);
 afterAll(async () => cluster?.close());
-afterEach(async () => {
-  await Promise.all(open.map((instance) => instance.close()));
-  open = [];
-});
-
-async function startInstance(
-  database: string,
-  options: { rateLimit?: Partial<RateLimitOptions>; live?: Partial<LiveOptions>; leaseMs?: number; redisUrl?: string } = {},
-): Promise<Instance> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'shoal-fleet-'));
-  const services = await openAccountServices(dataDir, {
-    database,
-    engines: testEngines,
-    rateLimit: options.rateLimit ?? { requestsPerSecond: 1000, burst: 1000 },
-    fleet: { heartbeatMs: 200, sweepEveryMs: 250, leaseMs: options.leaseMs, redisUrl: options.redisUrl },
-  });
-  const service = await createSpeechService({
-    accounts: services.accounts,
-    storeReady: services.ready,
-    voices: new BuiltinVoices(services.voices),
-    extraRoutes: [services.routes],
-    engines: testEngines,
-    logLevel: 'silent',
-    limits: { ttsStreams: 20 },
-    live: options.live ?? {},
-    warmUp: false,
-  });
-  const url = await service.listen({ host: '127.0.0.1', port: 0 });
-  const instance = {
-    url,
-    services,
-    service,
-    async close() {
-      await service.close();
-      await services.close();
-    },
-  };
-  open.push(instance);
-  return instance;
-}
-
-async function userWith(instance: Instance, id: string, creditMicros: number): Promise<TestUser> {
-  await instance.services.stores.accounts.createUser({ id, creditMicros });
-  await instance.services.stores.accounts.createKey({ userId: id, name: 'k', secretHash: hashKeySecret(`sk_${id}`) });
-  return { id, key: `sk_${id}` };
-}
-
-const pgOf = (instance: Instance) => instance.services.stores as PgStores;
-const balance = async (instance: Instance, id: string) => (await instance.services.stores.accounts.getUser(id))!.creditMicros;
-const openHolds = async (instance: Instance) => (await pgOf(instance).db.query<{ n: number }>('SELECT COUNT(*)::INTEGER AS n FROM holds')).rows[0]!.n;
-
-async function until(test: () => Promise<boolean> | boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await test().valueOf())) {
-    if (Date.now() > deadline) throw new Error('condition not reached in time');
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+afterEach(closeInstances);
 
 const tts = (instance: Instance, user: TestUser, body: Record<string, unknown>) =>
   fetch(`${instance.url}/v1/tts`, { method: 'POST', headers: { ...authHeaders(user), 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -261,7 +176,7 @@ describe('two instances on one PostgreSQL', () => {
     await cluster.stop();
     try {
       // Work delivered while the database is away is billed once it is back: the hold is never left open.
-      await expect(accounts.settle('steady', 'in-flight', 60, 'tts: 4 characters')).rejects.toMatchObject({ status: 503 });
+      await expect(accounts.settle('steady', 'in-flight', 60, 'tts: 4 characters')).resolves.toMatchObject({ queued: true });
       for (const instance of [a, b]) {
         const refused = await wallet(instance);
         expect(refused.status).toBe(503);

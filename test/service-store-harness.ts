@@ -42,6 +42,7 @@ export async function startHarness(options: Partial<Omit<AccountServicesOptions,
   }
   const service = await createSpeechService({
     accounts: services.accounts,
+    idempotency: services.idempotency,
     voices: new BuiltinVoices(services.voices),
     extraRoutes: [services.routes],
     engines: testEngines,

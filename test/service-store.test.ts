@@ -10,6 +10,7 @@ import {
   formatMicros,
   hashKeySecret,
   KeyRateLimiter,
+  fixedWindow,
   migrations,
   openPgStores,
   openSqliteStores,
@@ -291,11 +292,12 @@ describe('micro-credits', () => {
 });
 
 describe('rate limiter', () => {
-  it('refills a token bucket per key and limits concurrent live sessions', () => {
+  it('counts a fixed window per key, the fleet\'s, and limits concurrent live sessions', () => {
     let now = 0;
-    const limiter = new KeyRateLimiter({ requestsPerSecond: 2, burst: 2, liveSessions: 1 }, () => now);
-    limiter.admit('a', 'request');
-    limiter.admit('a', 'request');
+    // 2 per second in bursts of 4: windows of 2 s with 4 requests each.
+    const limiter = new KeyRateLimiter({ requestsPerSecond: 2, burst: 4, liveSessions: 1 }, () => now);
+    for (let i = 0; i < 4; i++) limiter.admit('a', 'request');
+    now = 500;
     let refused: unknown;
     try {
       limiter.admit('a', 'request');
@@ -303,14 +305,26 @@ describe('rate limiter', () => {
       refused = error;
     }
     expect(refused).toBeInstanceOf(ServiceError);
-    expect(refused).toMatchObject({ status: 429, retryAfterSeconds: 1 });
+    // The window opened at 0 ends at 2000: 1.5 s left, rounded up.
+    expect(refused).toMatchObject({ status: 429, retryAfterSeconds: 2 });
     limiter.admit('b', 'request');
-    now = 500;
+    now = 1999;
+    expect(() => limiter.admit('a', 'request')).toThrow(/rate limit/);
+    now = 2000;
     const release = limiter.admit('a', 'live-session');
-    now = 1500;
     expect(() => limiter.admit('a', 'live-session')).toThrow(/live sessions/);
     release();
     release();
     limiter.admit('a', 'live-session');
+    // The new window has had 2 of its 4: two more, then refused.
+    limiter.admit('a', 'request');
+    limiter.admit('a', 'request');
+    expect(() => limiter.admit('a', 'request')).toThrow(/rate limit/);
+  });
+
+  it('gives one process and a fleet the same window', () => {
+    expect(fixedWindow({ requestsPerSecond: 20, burst: 40 })).toEqual({ points: 40, seconds: 2 });
+    expect(fixedWindow({ requestsPerSecond: 5, burst: 5 })).toEqual({ points: 5, seconds: 1 });
+    expect(fixedWindow({ requestsPerSecond: 1, burst: 1 })).toEqual({ points: 1, seconds: 1 });
   });
 });

@@ -35,6 +35,7 @@ export async function runServe(options: ServeCommandOptions): Promise<void> {
   const service = await createSpeechService({
     accounts: accounts.accounts,
     storeReady: accounts.ready,
+    idempotency: accounts.idempotency,
     voices: new BuiltinVoices(accounts.voices),
     extraRoutes: [accounts.routes],
     ...(options.ttsStreams ? { limits: { ttsStreams: options.ttsStreams } } : {}),

@@ -12,6 +12,8 @@ import { installGate } from './http/gate.js';
 import { installProbes, type ServiceDrain } from './http/probes.js';
 import { answerClientError, applyConnectionLimits, defaults as connectionDefaults, httpServerOptions, type ConnectionLimits } from './http/connection-limits.js';
 import { installMsgpackParser } from './http/content-type.js';
+import { installIdempotency } from './http/idempotency.js';
+import type { IdempotencyStore } from './store/idempotency-store.js';
 import { registerTtsRoutes } from './tts/routes.js';
 import { registerAsrRoute } from './asr/route.js';
 import { registerVoiceDesignRoute } from './voice-design/route.js';
@@ -24,6 +26,8 @@ export interface SpeechServiceOptions {
   accounts?: AccountGate;
   /** The one accepted bearer key when `accounts` is not given. */
   apiKey?: string;
+  /** Keeps the keys and responses of POSTs sent with `Idempotency-Key` (docs/service-api.md); without it the header is ignored. */
+  idempotency?: IdempotencyStore;
   /** `/readyz` answers 503 while this says false (the accounts' database is unreachable). */
   storeReady?: () => boolean;
   /** Resolves `reference_id`s. Default: the built-in voices. */
@@ -97,6 +101,7 @@ export async function createSpeechService(options: Partial<SpeechServiceOptions>
   );
   const probes: ServiceDrain = installProbes(app, settings.storeReady);
   installGate(app, accounts);
+  if (settings.idempotency) installIdempotency(app, settings.idempotency);
   installMsgpackParser(app, context.limits.msgpack);
   await app.register(multipart, { limits: { fileSize: context.limits.asrAudioBytes, files: 1, fields: 10, parts: 12 } });
   app.addHook('onResponse', async (request, reply) => {

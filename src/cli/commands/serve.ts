@@ -12,7 +12,7 @@ export function registerServe(program: Command): void {
     .option('--port <port>', 'port to listen on (0 picks a free one)', parsePort, 8080)
     .option('--data <dir>', 'directory for the database and uploaded audio', '.shoal/data')
     .option('--drain-timeout <ms>', 'on SIGTERM: answer 503 to new requests, wait this long for those in progress, then exit 0', parsePositiveInteger, 30_000)
-    .option('--key-rate <n>', 'requests per second per API key, bursts of twice that (default 20); shared by the fleet with --database', parsePositiveInteger)
+    .option('--key-rate <n>', 'requests per second per API key, counted in fixed windows of 2 s (2N per window; default 20); the same window on one instance and, shared, on a fleet with --database', parsePositiveInteger)
     .option('--key-live-sessions <n>', 'live sessions per API key at once (default 5); shared by the fleet with --database', parsePositiveInteger)
     .option('--tts-streams <n>', 'HTTP TTS responses synthesised at once; one more is refused at once with 503 and Retry-After (default: one per core)', parsePositiveInteger)
     .addOption(logLevelOption('info'));

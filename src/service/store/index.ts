@@ -7,7 +7,7 @@ export { SqliteAccountStore, UnknownUserError } from './sqlite-account-store.js'
 export { SqliteVoiceModelStore } from './sqlite-voice-model-store.js';
 export { openSqliteStores, ensureDevKey, type SqliteStores } from './sqlite-stores.js';
 export { StoreAccountGate, priceOf, type Pricing, type StoreAccountGateOptions } from './account-gate.js';
-export { KeyRateLimiter, type KeyLimits, type RateLimitOptions } from './rate-limiter.js';
+export { fixedWindow, KeyRateLimiter, type KeyLimits, type RateLimitOptions } from './rate-limiter.js';
 export { StoreVoiceResolver, canSee } from './voice-resolver.js';
 export { hashKeySecret, newKeySecret, formatMicros, creditsToMicros, microsPerCredit } from './ids.js';
 export { openAccountServices, openStores, type AccountServices, type AccountServicesOptions, type Stores } from './wiring.js';
@@ -18,3 +18,4 @@ export { PgVoiceModelStore } from './pg-voice-model-store.js';
 export { PgFleet, type FleetOptions } from './pg-fleet.js';
 export { pgMigrations } from './pg-migrations.js';
 export { CreditHold, InsufficientCreditError } from './credit-hold.js';
+export { idempotencyDefaults, PgIdempotencyStore, SqliteIdempotencyStore, type IdempotencyStore, type IdempotentClaim, type StoredResponse } from './idempotency-store.js';

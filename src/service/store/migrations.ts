@@ -126,4 +126,23 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX holds_user ON holds(user_id);
     `,
   },
+  {
+    version: 6,
+    name: 'idempotency keys: a retried POST is answered with its first response',
+    sql: `
+      CREATE TABLE idempotency (
+        scope TEXT NOT NULL,
+        key TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        state TEXT NOT NULL,
+        status INTEGER,
+        content_type TEXT,
+        body BLOB,
+        created_at TEXT NOT NULL,
+        claimed_at TEXT NOT NULL,
+        PRIMARY KEY (scope, key)
+      );
+      CREATE INDEX idempotency_created ON idempotency(created_at);
+    `,
+  },
 ];

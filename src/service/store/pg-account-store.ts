@@ -198,15 +198,17 @@ export class PgAccountStore implements AccountStore {
       this.pending.delete(holdId);
       return result;
     } catch (error) {
-      if (error instanceof StoreUnavailableError) this.pending.set(holdId, { userId, micros, description });
-      throw error;
+      if (!(error instanceof StoreUnavailableError)) throw error;
+      // The work was delivered: the caller has its answer, and the bill follows once the database is back.
+      this.pending.set(holdId, { userId, micros, description });
+      return { applied: false, balanceMicros: 0, queued: true };
     }
   }
 
-  /** Retries the settles that could not reach the database; the count still pending. */
+  /** Retries the settles that could not reach the database (stopping at the first that still cannot); the count still pending. */
   async settlePending(): Promise<number> {
     for (const [holdId, { userId, micros, description }] of [...this.pending]) {
-      await this.settle(userId, holdId, micros, description).catch(() => {});
+      if ((await this.settle(userId, holdId, micros, description)).queued) break;
     }
     return this.pending.size;
   }

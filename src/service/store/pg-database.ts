@@ -126,6 +126,11 @@ export class PgDatabase {
    */
   async migrate(list: readonly Migration[] = pgMigrations, setup?: () => Promise<void>): Promise<void> {
     const client = await this.pool.connect();
+    let broken = false;
+    // A connection lost mid-migration also fails the query in progress, which reports it; without a listener
+    // the client's own 'error' event would be unhandled.
+    const lost = () => (broken = true);
+    client.on('error', lost);
     try {
       await client.query('SELECT pg_advisory_lock($1)', [defaults.migrationLock]);
       try {
@@ -139,16 +144,19 @@ export class PgDatabase {
             await client.query('INSERT INTO migrations (version, name, applied_at) VALUES ($1, $2, $3)', [migration.version, migration.name, new Date().toISOString()]);
             await client.query('COMMIT');
           } catch (error) {
-            await client.query('ROLLBACK');
+            // A rollback that fails too (the connection is gone) must not hide why the migration failed.
+            await client.query('ROLLBACK').catch(() => {});
             throw error;
           }
         }
         await setup?.();
       } finally {
-        await client.query('SELECT pg_advisory_unlock($1)', [defaults.migrationLock]);
+        // Ending the session releases the lock as well; a failed unlock must not replace the error being thrown.
+        await client.query('SELECT pg_advisory_unlock($1)', [defaults.migrationLock]).catch(() => (broken = true));
       }
     } finally {
-      client.release();
+      client.off('error', lost);
+      client.release(broken);
     }
   }
 

@@ -5,7 +5,7 @@ import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRedis, RateLimiterRe
 import { ServiceError } from '../accounts.js';
 import { refundHolds } from './pg-account-store.js';
 import { changesChannel, isUnavailable, StoreUnavailableError, type PgDatabase } from './pg-database.js';
-import { defaults as rateDefaults, type KeyLimits, type RateLimitOptions } from './rate-limiter.js';
+import { fixedWindow, defaults as rateDefaults, type KeyLimits, type RateLimitOptions } from './rate-limiter.js';
 
 export const defaults = {
   /** How often this instance renews its lease (and checks the database for /readyz), in ms. */
@@ -16,12 +16,21 @@ export const defaults = {
   sweepEveryMs: 5_000,
   /** Wait before the change listener reconnects after losing the database, in ms. */
   listenRetryMs: 500,
+  /**
+   * How often the change listener's connection is checked with a query, in ms. A connection that does not answer
+   * within `listenCheckTimeoutMs` (a half-open socket: a proxy or network that stops forwarding without closing)
+   * is dropped and reopened; until it is back, /readyz answers 503. A lost listener is noticed within the sum.
+   */
+  listenCheckMs: 5_000,
+  listenCheckTimeoutMs: 2_000,
 };
 
 export interface FleetOptions {
   heartbeatMs?: number;
   leaseMs?: number;
   sweepEveryMs?: number;
+  listenCheckMs?: number;
+  listenCheckTimeoutMs?: number;
   rateLimit?: Partial<RateLimitOptions>;
   /** Keep the request-rate counters in this Redis instead of PostgreSQL (each instance falls back to its own count while Redis is away). */
   redisUrl?: string;
@@ -44,7 +53,7 @@ export class PgFleet implements KeyLimits {
   private readonly redis: Redis | undefined;
   private readonly listeners = new Set<(change: string) => void>();
   private readonly unreleased = new Set<string>();
-  private timers: NodeJS.Timeout[] = [];
+  private readonly timers = new Set<NodeJS.Timeout>();
   private listener: pg.Client | undefined;
   private listening = false;
   private closed = false;
@@ -59,15 +68,16 @@ export class PgFleet implements KeyLimits {
       heartbeatMs: options.heartbeatMs ?? defaults.heartbeatMs,
       leaseMs: options.leaseMs ?? defaults.leaseMs,
       sweepEveryMs: options.sweepEveryMs ?? defaults.sweepEveryMs,
+      listenCheckMs: options.listenCheckMs ?? defaults.listenCheckMs,
+      listenCheckTimeoutMs: options.listenCheckTimeoutMs ?? defaults.listenCheckTimeoutMs,
     };
     this.rate = { ...rateDefaults, ...options.rateLimit };
-    // A fixed window of `burst` requests per burst/rate seconds: the same average rate and burst as one process's bucket.
-    const duration = Math.max(1, Math.round(this.rate.burst / this.rate.requestsPerSecond));
-    const points = Math.max(1, Math.round(duration * this.rate.requestsPerSecond), this.rate.burst);
+    // The same fixed window as one process's KeyRateLimiter, counted in the shared store.
+    const { points, seconds } = fixedWindow(this.rate);
     const window = {
       keyPrefix: 'rate',
       points,
-      duration,
+      duration: seconds,
       // Once a key is over, it is refused from memory until its window ends: no store write per refusal.
       inMemoryBlockOnConsumed: points + 1,
     };
@@ -88,10 +98,9 @@ export class PgFleet implements KeyLimits {
   /** Registers the instance, starts the heartbeat, the lease sweep and the change listener. */
   async start(): Promise<void> {
     await this.db.query('INSERT INTO instances (id) VALUES ($1)', [this.instanceId]);
-    this.timers = [
-      setInterval(() => void this.heartbeat(), this.settings.heartbeatMs).unref(),
-      setInterval(() => void this.sweep().catch(() => {}), this.settings.sweepEveryMs).unref(),
-    ];
+    this.repeat(() => this.heartbeat(), this.settings.heartbeatMs);
+    this.repeat(() => this.sweep().catch(() => {}), this.settings.sweepEveryMs);
+    this.repeat(() => this.checkListener(), this.settings.listenCheckMs);
     await this.listen();
   }
 
@@ -187,9 +196,45 @@ export class PgFleet implements KeyLimits {
     return released;
   }
 
+  /**
+   * Runs `work` every `everyMs`, one run at a time: the next run is timed from the end of the last, so a slow
+   * database never has two heartbeats (or sweeps) of this instance waiting on it.
+   */
+  private repeat(work: () => Promise<unknown>, everyMs: number): void {
+    const schedule = () => {
+      if (this.closed) return;
+      const timer = setTimeout(() => {
+        this.timers.delete(timer);
+        void work().finally(schedule);
+      }, everyMs).unref();
+      this.timers.add(timer);
+    };
+    schedule();
+  }
+
+  /** Asks the listener's connection a question; one that does not answer in time is dropped and reopened. */
+  private async checkListener(): Promise<void> {
+    const client = this.listener;
+    if (!client || !this.listening) return;
+    try {
+      await client.query('SELECT 1');
+    } catch {
+      if (this.listener !== client) return;
+      this.options.log?.({}, 'the change listener stopped answering; reconnecting');
+      // A half-open socket never ends by itself: destroy it, which ends the client and starts the reconnect.
+      (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+      client.emit('error', new Error('the change listener stopped answering'));
+    }
+  }
+
   private async listen(): Promise<void> {
     if (this.closed) return;
-    const client = new pg.Client({ connectionString: this.db.url, connectionTimeoutMillis: 2_000 });
+    const client = new pg.Client({
+      connectionString: this.db.url,
+      connectionTimeoutMillis: 2_000,
+      query_timeout: this.settings.listenCheckTimeoutMs,
+      keepAlive: true,
+    });
     this.listener = client;
     const retry = () => {
       if (this.listener !== client) return;
@@ -218,7 +263,8 @@ export class PgFleet implements KeyLimits {
   /** Stops the heartbeat and listener and leaves the fleet (its remaining holds are returned by the next sweep). */
   async close(): Promise<void> {
     this.closed = true;
-    for (const timer of this.timers) clearInterval(timer);
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
     const listener = this.listener;
     this.listener = undefined;
     this.listening = false;

@@ -120,4 +120,23 @@ export const pgMigrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'idempotency keys: a retried POST is answered with its first response, on any instance',
+    sql: `
+      CREATE TABLE idempotency (
+        scope TEXT NOT NULL,
+        key TEXT NOT NULL,
+        fingerprint TEXT NOT NULL,
+        state TEXT NOT NULL,
+        status INTEGER,
+        content_type TEXT,
+        body BYTEA,
+        created_at TEXT NOT NULL,
+        claimed_at TEXT NOT NULL,
+        PRIMARY KEY (scope, key)
+      );
+      CREATE INDEX idempotency_created ON idempotency(created_at);
+    `,
+  },
 ];

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pRetry from 'p-retry';
 import { FileArea } from './file-area.js';
+import { PgIdempotencyStore } from './idempotency-store.js';
 import { PgAccountStore } from './pg-account-store.js';
 import { isUnavailable, PgDatabase, StoreUnavailableError } from './pg-database.js';
 import { PgFleet, type FleetOptions } from './pg-fleet.js';
@@ -19,6 +20,7 @@ export interface PgStores {
   db: PgDatabase;
   accounts: PgAccountStore;
   models: PgVoiceModelStore;
+  idempotency: PgIdempotencyStore;
   /** This instance's heartbeat, shared limits and change feed; absent for admin commands. */
   fleet?: PgFleet;
   /** Credit holds of stopped instances returned at start. */
@@ -67,6 +69,7 @@ export async function openPgStores(url: string, options: PgStoresOptions = {}): 
       db,
       accounts,
       models: new PgVoiceModelStore(db, staging),
+      idempotency: new PgIdempotencyStore(db),
       fleet,
       releasedHolds: 0,
       ready: () => (fleet ? fleet.ready() : db.healthy),

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { openDatabase, type DatabaseOptions, type SqliteDatabase } from './database.js';
 import { FileArea } from './file-area.js';
 import { creditsToMicros, hashKeySecret } from './ids.js';
+import { SqliteIdempotencyStore } from './idempotency-store.js';
 import { SqliteAccountStore } from './sqlite-account-store.js';
 import { referencedFiles, SqliteVoiceModelStore } from './sqlite-voice-model-store.js';
 import type { AccountStore, ApiKeyRecord, VoiceModelStore } from './types.js';
@@ -19,6 +20,7 @@ export interface SqliteStores {
   db: SqliteDatabase;
   accounts: SqliteAccountStore;
   models: SqliteVoiceModelStore;
+  idempotency: SqliteIdempotencyStore;
   files: FileArea;
   /** Files a crash left behind and startup removed. */
   sweptFiles: number;
@@ -63,7 +65,7 @@ export async function openSqliteStores(
     optimize();
     db.close();
   };
-  return { kind: 'sqlite', db, accounts, models, files, sweptFiles: removed, releasedHolds, optimize, ready: () => true, close };
+  return { kind: 'sqlite', db, accounts, models, idempotency: new SqliteIdempotencyStore(db), files, sweptFiles: removed, releasedHolds, optimize, ready: () => true, close };
 }
 
 /** Creates the user and key `secret` if no key with that secret exists; returns the key either way. */

@@ -47,6 +47,11 @@ export interface DebitResult {
   /** False when this request id was already charged (the debit was not repeated). */
   applied: boolean;
   balanceMicros: number;
+  /**
+   * True when the database could not be reached: the settle is kept and retried until it lands (`balanceMicros`
+   * is then the last balance known, or 0).
+   */
+  queued?: boolean;
 }
 
 export interface HoldResult {
@@ -78,7 +83,8 @@ export interface AccountStore {
   hold(userId: string, holdId: string, micros: number): Promise<HoldResult>;
   /**
    * Ends a hold: debits `micros` (at most what is held) with a ledger row under the hold's id and returns the
-   * rest to the balance. A second settle of the same id changes nothing.
+   * rest to the balance. A second settle of the same id changes nothing. It never fails for an unreachable
+   * database: such a settle is queued (`queued: true`) and lands once the database is back.
    */
   settle(userId: string, holdId: string, micros: number, description: string): Promise<DebitResult>;
   /** Returns every open hold to its balance (at start: work a stopped process held was never delivered). */

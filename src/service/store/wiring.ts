@@ -6,6 +6,7 @@ import { modelRoutes } from '../routes/models.js';
 import { walletRoutes } from '../routes/wallet.js';
 import { StoreAccountGate, type StoreAccountGateOptions } from './account-gate.js';
 import type { DatabaseOptions } from './database.js';
+import type { IdempotencyStore } from './idempotency-store.js';
 import type { FleetOptions } from './pg-fleet.js';
 import { openPgStores, type PgStores } from './pg-stores.js';
 import { ensureDevKey, openSqliteStores, type SqliteStores } from './sqlite-stores.js';
@@ -34,6 +35,8 @@ export interface AccountServices<S extends Stores = Stores> {
   stores: S;
   accounts: AccountGate & StoreAccountGate;
   voices: VoiceResolver;
+  /** The keys of idempotent POSTs (the server's `idempotency` option). */
+  idempotency: IdempotencyStore;
   /** The /model and /wallet routes, to register behind the auth gate (an `extraRoutes` entry of the server). */
   routes: FastifyPluginAsync<{ context?: { engines: ModelEngines } }>;
   /** For /readyz: false while the database is unreachable. */
@@ -72,5 +75,5 @@ export async function openAccountServices(dataDir: string, options: AccountServi
     await app.register(modelRoutes, { store: stores.models, getUser, tools, limits: options.uploadLimits });
     await app.register(walletRoutes, { getUser });
   };
-  return { stores, accounts, voices, routes, ready: () => stores.ready(), close: async () => stores.close() };
+  return { stores, accounts, voices, idempotency: stores.idempotency, routes, ready: () => stores.ready(), close: async () => stores.close() };
 }
