@@ -21,6 +21,23 @@ describe('an agent on an address other machines reach', () => {
     expect(exposureProblems({ host: '::', publicCalls: true })).toEqual([]);
   });
 
+  it('needs TWILIO_AUTH_TOKEN for a public --public-url on a loopback --host (a tunnel), and refuses to start without it', async () => {
+    const tunnel = { host: '127.0.0.1', publicUrl: 'https://abc.ngrok.app' };
+    expect(exposureProblems(tunnel)).toEqual([expect.stringMatching(/^--public-url answers Twilio's webhook/)]);
+    expect(exposureProblems({ ...tunnel, twilioAuthToken: 'x' })).toEqual([]);
+    expect(exposureProblems({ host: '127.0.0.1', publicUrl: 'http://127.0.0.1:3000' })).toEqual([]);
+    expect(exposureProblems({ host: '127.0.0.1', publicUrl: 'not a url' })).toHaveLength(1);
+    const saved = process.env['TWILIO_AUTH_TOKEN'];
+    delete process.env['TWILIO_AUTH_TOKEN'];
+    try {
+      const error = await startAgentApp({ agent: 'echo', port: 0, mode: 'balanced', ...tunnel }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ExposureError);
+      expect((error as Error).message).toMatch(/set TWILIO_AUTH_TOKEN/);
+    } finally {
+      if (saved !== undefined) process.env['TWILIO_AUTH_TOKEN'] = saved;
+    }
+  });
+
   it('leaves loopback alone', () => {
     for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]']) expect(isLoopback(host)).toBe(true);
     for (const host of ['0.0.0.0', '::', '192.168.1.4', 'example.com']) expect(isLoopback(host)).toBe(false);

@@ -9,6 +9,11 @@ export interface TransferPolicy {
    * LLM dialogue can be talked into dialling a premium-rate number, billed to the operator.
    */
   allowAnyTarget?: boolean;
+  /**
+   * Send a transfer to a name that is not configured to `defaultTarget` (`--transfer-unknown-to-default`). Off by
+   * default: the dialogue is told the name is unknown and which ones exist, so it can say so or ask again.
+   */
+  unknownToDefault?: boolean;
 }
 
 /** A resolved transfer: the address dialled, and the name it was configured under (when it was). */
@@ -30,9 +35,15 @@ function isAddress(to: string): boolean {
   return isPhoneNumber(to) || isSipUri(to);
 }
 
+/** A phone number as written by people ("+1 (415) 555-0100", "tel:+1.415.555.0100") in E.164, or the text unchanged. */
+export function compact(to: string): string {
+  const bare = to.replace(/[\s().-]/g, '');
+  return isPhoneNumber(bare) ? bare : to;
+}
+
 /** The same number written bare, as `tel:` or with spaces compares equal. */
 function sameAddress(a: string, b: string): boolean {
-  const plain = (to: string) => to.replace(/^tel:/i, '').replace(/\s+/g, '').toLowerCase();
+  const plain = (to: string) => compact(to).replace(/^tel:/i, '').toLowerCase();
   return plain(a) === plain(b);
 }
 
@@ -43,24 +54,30 @@ function sameAddress(a: string, b: string): boolean {
  */
 export function resolveTransfer(args: Record<string, unknown>, policy: TransferPolicy): AllowedTransfer {
   const asked = typeof args['to'] === 'string' ? args['to'].trim() : '';
-  const named = asked ? policy.targets[asked] : undefined;
-  if (named) return { to: named, name: asked };
-  if (asked && isAddress(asked)) {
-    const configured = Object.entries(policy.targets).find(([, to]) => sameAddress(to, asked));
+  // Own names only: "constructor" or "__proto__" must not find what every object inherits.
+  if (asked && Object.hasOwn(policy.targets, asked)) return { to: policy.targets[asked]!, name: asked };
+  const address = compact(asked);
+  if (asked && isAddress(address)) {
+    const configured = Object.entries(policy.targets).find(([, to]) => sameAddress(to, address));
     if (configured) return { to: configured[1], name: configured[0] };
-    if (policy.defaultTarget && sameAddress(policy.defaultTarget, asked)) return { to: policy.defaultTarget };
-    if (policy.allowAnyTarget) return { to: asked };
+    if (policy.defaultTarget && sameAddress(policy.defaultTarget, address)) return { to: policy.defaultTarget };
+    if (policy.allowAnyTarget) return { to: address };
     throw new TransferRefusedError(asked, Object.keys(policy.targets));
   }
-  if (!policy.defaultTarget) throw new TransferTargetError(asked || '(no target)');
+  if (asked && !policy.unknownToDefault) throw new TransferTargetError(asked, Object.keys(policy.targets));
+  if (!policy.defaultTarget) throw new TransferTargetError(asked || '(no target)', Object.keys(policy.targets));
   return { to: policy.defaultTarget };
 }
 
 /** `transfer_call` named a destination that is neither a configured target nor a number/URI. */
 export class TransferTargetError extends Error {
   override readonly name = 'TransferTargetError';
-  constructor(readonly to: string) {
-    super(`no transfer target for "${to}": name it with --transfer "${to}=+1…" (or set --transfer-to)`);
+  constructor(
+    readonly to: string,
+    readonly known: readonly string[] = [],
+  ) {
+    const names = known.length > 0 ? `; the targets are: ${known.join(', ')}` : '';
+    super(`no transfer target for "${to}"${names} (the operator names more with --transfer "NAME=+1…", or sets --transfer-to)`);
   }
 }
 

@@ -18,20 +18,31 @@ export function isLoopback(host: string): boolean {
   return isIP(bare) === 4 && bare.startsWith('127.');
 }
 
+/** The host of a URL, or the text itself when it does not parse (then it counts as public). */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return url;
+  }
+}
+
 /**
  * Why the agent must not start as configured: on an address other machines reach, browser calls need an
- * access token and carriers' streams a stream key (or `--public-calls`), and a Twilio webhook needs the auth
- * token its signatures are checked with. Empty when it may start.
+ * access token and carriers' streams a stream key (or `--public-calls`); and a Twilio webhook that other machines
+ * reach (`--host`, or a `--public-url` such as a tunnel's forwarding to loopback) needs the auth token its
+ * signatures are checked with, since it hands out stream tokens. Empty when it may start.
  */
 export function exposureProblems(exposure: Exposure): string[] {
-  if (isLoopback(exposure.host)) return [];
   const problems: string[] = [];
-  const where = `--host ${exposure.host} is reachable from other machines`;
-  if (!exposure.publicCalls) {
+  const hostPublic = !isLoopback(exposure.host);
+  if (hostPublic && !exposure.publicCalls) {
+    const where = `--host ${exposure.host} is reachable from other machines`;
     if (!exposure.accessToken) problems.push(`${where}: browser calls need a token: set SHOAL_AGENT_TOKEN (or --access-token-file FILE), or pass --public-calls to let anyone call`);
     if (!exposure.streamKey) problems.push(`${where}: carriers' media streams need a key: set SHOAL_STREAM_KEY (or --stream-key-file FILE), or pass --public-calls`);
   }
-  if (exposure.publicUrl && !exposure.twilioAuthToken) {
+  const webhookPublic = exposure.publicUrl !== undefined && (hostPublic || !isLoopback(hostOf(exposure.publicUrl)));
+  if (webhookPublic && !exposure.twilioAuthToken) {
     problems.push(`--public-url answers Twilio's webhook, which hands out stream tokens: set TWILIO_AUTH_TOKEN (or --twilio-auth-token-file FILE) so that only Twilio's signed requests get one`);
   }
   return problems;

@@ -42,6 +42,8 @@ export interface AgentCommandOptions extends LlmCommandOptions {
   transferTo?: string;
   /** Let `transfer_call` dial any number or SIP URI the dialogue gives, not only the configured ones. */
   allowAnyTransferTarget?: boolean;
+  /** Send `transfer_call` to a name that is not configured to `--transfer-to` instead of telling the dialogue. */
+  transferUnknownToDefault?: boolean;
 }
 
 export interface CallCommandOptions extends AgentCommandOptions {
@@ -71,6 +73,7 @@ export interface LiveKitCommandOptions extends LlmCommandOptions {
   transferTo?: string;
   /** Let transfer_call dial any sip:/tel: URI the dialogue gives, not only --transfer targets. */
   allowAnyTransferTarget?: boolean;
+  transferUnknownToDefault?: boolean;
   drainTimeout: number;
 }
 

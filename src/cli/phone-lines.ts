@@ -13,7 +13,7 @@ import {
   type CarrierCallControl,
 } from '../transports/telephony/index.js';
 import type { CallMode } from '../transports/call-request.js';
-import { TransferTargetError, type TransferPolicy } from '../agent/transfer-target.js';
+import { compact, TransferTargetError, type TransferPolicy } from '../agent/transfer-target.js';
 
 /** What `shoal agent` and `shoal call` need to know about the phone side; env fills what the flags leave out. */
 export interface PhoneSettings {
@@ -44,11 +44,12 @@ function twilioAccount(env: NodeJS.ProcessEnv, authToken: string | undefined) {
 
 /** `--transfer NAME=NUMBER` pairs as a map; a bad pair fails at start-up. */
 export function parseTransferTargets(pairs: readonly string[] = []): Record<string, string> {
-  const targets: Record<string, string> = {};
+  // No prototype: a target named "__proto__" is a name like any other.
+  const targets: Record<string, string> = Object.create(null) as Record<string, string>;
   for (const pair of pairs) {
     const at = pair.indexOf('=');
     const name = pair.slice(0, at).trim();
-    const to = pair.slice(at + 1).trim();
+    const to = compact(pair.slice(at + 1).trim());
     if (at <= 0 || !name) throw new PhoneSetupError(`--transfer takes NAME=NUMBER (e.g. "front desk=+14155550100"), not "${pair}"`);
     if (!isPhoneNumber(to) && !isSipUri(to)) throw new TransferTargetError(to);
     targets[name] = to;
@@ -57,10 +58,15 @@ export function parseTransferTargets(pairs: readonly string[] = []): Record<stri
 }
 
 /** The transfer policy of `--transfer`, `--transfer-to` and `--allow-any-transfer-target`. */
-export function transferPolicy(options: { transfer?: readonly string[]; transferTo?: string; allowAnyTransferTarget?: boolean }): TransferPolicy {
-  const defaultTarget = options.transferTo?.trim();
+export function transferPolicy(options: { transfer?: readonly string[]; transferTo?: string; allowAnyTransferTarget?: boolean; transferUnknownToDefault?: boolean }): TransferPolicy {
+  const defaultTarget = options.transferTo ? compact(options.transferTo.trim()) : undefined;
   if (defaultTarget && !isPhoneNumber(defaultTarget) && !isSipUri(defaultTarget)) throw new TransferTargetError(defaultTarget);
-  return { targets: parseTransferTargets(options.transfer), allowAnyTarget: options.allowAnyTransferTarget ?? false, ...(defaultTarget ? { defaultTarget } : {}) };
+  return {
+    targets: parseTransferTargets(options.transfer),
+    allowAnyTarget: options.allowAnyTransferTarget ?? false,
+    unknownToDefault: options.transferUnknownToDefault ?? false,
+    ...(defaultTarget ? { defaultTarget } : {}),
+  };
 }
 
 /** How long a machine-detection result waits for its call's stream. */

@@ -58,7 +58,12 @@ const version = (JSON.parse(readFileSync(new URL('../../package.json', import.me
 export async function runLiveKitCommand(options: LiveKitCommandOptions): Promise<void> {
   const credentials = liveKitCredentials(options);
   const kinds = parseParticipantKinds(options.callerKind ?? 'standard,sip,connector');
-  const transfers = { targets: options.transfer ?? {}, allowAnyTarget: options.allowAnyTransferTarget ?? false, ...(options.transferTo ? { defaultTarget: options.transferTo } : {}) };
+  const transfers = {
+    targets: options.transfer ?? {},
+    allowAnyTarget: options.allowAnyTransferTarget ?? false,
+    unknownToDefault: options.transferUnknownToDefault ?? false,
+    ...(options.transferTo ? { defaultTarget: options.transferTo } : {}),
+  };
   const source = await dialogueSource(options, transfers);
   const serviceKey = options.serviceKey ?? process.env['FISH_API_KEY'] ?? process.env['SHOAL_API_KEY'];
   if (options.serviceUrl && !serviceKey) throw new Error('--service-url needs an API key: pass --service-key KEY or set FISH_API_KEY (or SHOAL_API_KEY)');
@@ -69,7 +74,7 @@ export async function runLiveKitCommand(options: LiveKitCommandOptions): Promise
   const stack = await createEmbeddedAgentStack({ mode: options.mode, service: { url: service.url, apiKey: service.apiKey }, stt: sttFor(asrChoice(options)) });
   print(describeSpeech(asrChoice(options), options.serviceUrl));
   const admission = new CallAdmission({ maxCalls: options.maxCalls, engines: callEngines(options) });
-  const control = CallControl.forServer(credentials, { endCall: options.endCall, transferTargets: options.transfer, defaultTransferTo: options.transferTo, allowAnyTransferTarget: options.allowAnyTransferTarget });
+  const control = CallControl.forServer(credentials, { endCall: options.endCall, transferTargets: options.transfer, defaultTransferTo: options.transferTo, allowAnyTransferTarget: options.allowAnyTransferTarget, transferUnknownToDefault: options.transferUnknownToDefault });
   const worker = new LiveKitWorker({
     ...credentials,
     agentName: options.agentName,

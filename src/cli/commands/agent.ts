@@ -11,7 +11,8 @@ export function addPhoneOptions(command: Command): Command {
     .option('--public-url <url>', 'public https URL carriers reach this server at (default: $SHOAL_PUBLIC_URL); serves POST /twilio/voice')
     .option('--transfer <name=number>', 'where transfer_call {to: name} goes: a +E.164 number or sip: URI (repeatable)', collect, [])
     .option('--transfer-to <number>', 'where transfer_call goes when it names no known target')
-    .option('--allow-any-transfer-target', 'let transfer_call dial any number or SIP URI the dialogue gives (default: only --transfer and --transfer-to; an LLM can be talked into dialling premium numbers)');
+    .option('--allow-any-transfer-target', 'let transfer_call dial any number or SIP URI the dialogue gives (default: only --transfer and --transfer-to; an LLM can be talked into dialling premium numbers)')
+    .option('--transfer-unknown-to-default', 'send transfer_call to --transfer-to when it names an unknown target (default: the dialogue is told the name is unknown and which exist)');
 }
 
 function collect(value: string, previous: string[]): string[] {

@@ -38,6 +38,7 @@ export function registerLiveKit(program: Command): void {
     .option('--transfer <name=uri>', 'where transfer_call sends a SIP caller, by the tool\'s "to" (repeatable)', parseTransfer)
     .option('--transfer-to <uri>', 'transfer target when "to" names none of --transfer')
     .option('--allow-any-transfer-target', 'let transfer_call dial any sip:/tel: URI the dialogue gives (default: only --transfer and --transfer-to; an LLM can be talked into dialling premium numbers)')
+    .option('--transfer-unknown-to-default', 'send transfer_call to --transfer-to when it names an unknown target (default: the dialogue is told the name is unknown and which exist)')
     .option('--drain-timeout <ms>', 'on SIGTERM: stop taking jobs, wait this long for calls in progress, then end them and exit 0', parsePositiveInteger, 60_000)
     .addHelpText(
       'after',

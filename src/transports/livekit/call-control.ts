@@ -27,6 +27,8 @@ export interface CallControlOptions {
   defaultTransferTo?: string;
   /** Let `to` be any `sip:`/`tel:` URI the dialogue gives; off: only the configured targets (`--allow-any-transfer-target`). */
   allowAnyTransferTarget?: boolean;
+  /** Send a transfer to an unknown name to `defaultTransferTo` instead of refusing it (`--transfer-unknown-to-default`). */
+  transferUnknownToDefault?: boolean;
   rooms: RoomOperations;
   sip: SipOperations;
 }
@@ -60,10 +62,11 @@ export class CallControl {
 
   /** Where `transfer_call` with these arguments sends the caller; TransferRefusedError for an address not configured. */
   transferTarget(args: Record<string, unknown>): string {
-    const { transferTargets = {}, defaultTransferTo, allowAnyTransferTarget = false } = this.options;
+    const { transferTargets = {}, defaultTransferTo, allowAnyTransferTarget = false, transferUnknownToDefault = false } = this.options;
     return resolveTransfer(args, {
       targets: transferTargets,
       allowAnyTarget: allowAnyTransferTarget,
+      unknownToDefault: transferUnknownToDefault,
       ...(defaultTransferTo ? { defaultTarget: defaultTransferTo } : {}),
     }).to;
   }
