@@ -17,8 +17,22 @@ export type TransportEvent =
   /** Application messages from the peer (e.g. the browser page choosing a mode). */
   | { type: 'message'; data: unknown };
 
+/** How a call arrived, for its record: the transport and, where there are some, the carrier's or room's ids. */
+export interface TransportDescription {
+  /** `phone`, `browser`, `livekit`, `file`. */
+  kind: string;
+  /** A phone call's carrier (`twilio`, `telnyx`, …). */
+  carrier?: string;
+  /** The carrier's call id (Twilio's CallSid), the browser call's id, or the LiveKit room. */
+  callId?: string;
+  from?: string;
+  to?: string;
+}
+
 /** Where caller audio comes from and agent audio goes to: a browser socket, a phone line, a room, a file. */
 export interface Transport {
+  /** How the call arrived (call records); absent: an unnamed transport. */
+  describe?(): TransportDescription;
   /** Caller audio, any sample rate; completes when the caller hangs up. */
   readonly audio$: Observable<AudioFrame>;
   readonly events$: Observable<TransportEvent>;

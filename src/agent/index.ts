@@ -32,3 +32,7 @@ export { LiveTextToSpeech, defaults as liveTtsDefaults, type LiveTtsOptions } fr
 export { createLocalAgentStack, localDefaults, type AgentStack, type LocalStackOptions } from './stack/local-stack.js';
 export { createEmbeddedAgentStack, embeddedDefaults, type EmbeddedAgentStack, type EmbeddedStackOptions } from './stack/embedded-stack.js';
 export { TransferTargetError, TransferRefusedError, resolveTransfer, isPhoneNumber, isSipUri, type TransferPolicy, type AllowedTransfer } from './transfer-target.js';
+export { SqliteCallStore } from './records/sqlite-call-store.js';
+export { recordCall, recordDefaults, type CallRecords, type CallFacts } from './records/recorder.js';
+export { redactText, redactValue, parseRedaction, redactionKinds, type RedactionKind } from './records/redact.js';
+export type { CallEntry, CallPage, CallQuery, CallRecord, CallRecordStore, CallSummary } from './records/call-record.js';

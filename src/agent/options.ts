@@ -1,3 +1,4 @@
+import type { CallRecords } from './records/recorder.js';
 import type { ListeningOptions } from './expected-answers.js';
 import type { Tracer } from '@opentelemetry/api';
 import type { Logger } from '../logging/index.js';
@@ -58,6 +59,8 @@ export interface VoiceAgentOptions {
   tracer?: Tracer;
   /** Each call logs through a child of this pino logger (call id, trace id): start, one line per turn, errors, end. */
   logger?: Logger;
+  /** Keeps a record of every call (docs/call-records.md): its turns, tools, keypad entries, errors and how it ended. */
+  records?: CallRecords;
 }
 
 export const defaults = {

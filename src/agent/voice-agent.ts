@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { logCall } from './call-log.js';
+import { recordCall } from './records/recorder.js';
 import type { Transport } from './contracts.js';
 import type { VoiceAgentOptions } from './options.js';
 import { resolveAgentOptions, type ResolvedAgentOptions } from './resolve-options.js';
@@ -21,6 +23,10 @@ export class VoiceAgent {
   handle(transport: Transport, overrides: Partial<Pick<VoiceAgentOptions, 'clock'>> = {}): CallSession {
     const session = new CallSession({ ...this.options, ...overrides } as ResolvedAgentOptions, transport);
     if (this.options.logger) logCall(this.options.logger, session, { dialogue: this.options.dialogue.name, mode: this.options.mode });
+    if (this.options.records) {
+      const facts = { id: randomUUID(), agent: this.options.dialogue.name, mode: this.options.mode, transport: transport.describe?.() ?? { kind: 'unnamed' }, clock: overrides.clock ?? this.options.clock };
+      recordCall(this.options.records, session, facts);
+    }
     queueMicrotask(() => session.start());
     return session;
   }

@@ -9,6 +9,7 @@ import { registerTts, registerAsr } from './commands/oneshot.js';
 import { startTelemetry } from './telemetry.js';
 import { registerLiveKit } from './commands/livekit.js';
 import { registerTest } from './commands/test.js';
+import { registerCalls } from './commands/calls.js';
 
 const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url.replace('/dist/src/', '/src/')), 'utf8')) as {
   version: string;
@@ -38,6 +39,7 @@ registerCredit(program);
 registerAgent(program);
 registerTalk(program);
 registerTest(program);
+registerCalls(program);
 registerLiveKit(program);
 registerCall(program);
 registerTts(program);

@@ -1,3 +1,4 @@
+import type { RecordsCommandOptions } from './call-records.js';
 import type { LogLevel } from '../logging/index.js';
 import type { LlmCommandOptions } from './llm-options.js';
 import type { AsrChoice } from './speech-engines.js';
@@ -7,7 +8,7 @@ import type { AsrChoice } from './speech-engines.js';
  * (src/cli/run-*.ts) reads them. They live here so that commands and runners need not import each other.
  */
 
-export interface AgentCommandOptions extends LlmCommandOptions {
+export interface AgentCommandOptions extends LlmCommandOptions, RecordsCommandOptions {
   agent: string;
   host: string;
   port: number;

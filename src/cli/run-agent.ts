@@ -1,3 +1,4 @@
+import { callRecordsApi, openCallRecords } from './call-records.js';
 import { basename } from 'node:path';
 import {
   createEmbeddedAgentStack,
@@ -111,6 +112,7 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
   const transfers = transferPolicy(options);
   const source = await dialogueSource(options, transfers);
   const logger = hooks.logger ?? createLogger({ level: 'silent' });
+  const records = await openCallRecords(options, (error) => logger.warn({ err: error }, 'call record not written'));
   const admission = new CallAdmission({ maxCalls: options.maxCalls, engines: callEngines(options) });
   const phone = new PhoneLines(
     {
@@ -145,6 +147,7 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
     await stackFor(options.mode);
   } catch (error) {
     await closeStacks();
+    await records?.close();
     throw error;
   }
   const unwatch = watchAdmission(admission);
@@ -155,7 +158,7 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
       host: options.host,
       port: options.port,
       agents: source.listing,
-      routes: phone.routes,
+      routes: [...phone.routes, ...(records ? [callRecordsApi(records.store, accessToken)] : [])],
       guard: { allowedOrigins: options.allowOrigin ?? [], accessToken },
       streamTokens: phone.tokens,
       streamAccessKey: phone.accessKey,
@@ -181,6 +184,7 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
   } catch (error) {
     unwatch();
     await closeStacks();
+    await records?.close();
     throw listenError(error, options.host, options.port);
   }
 
@@ -189,16 +193,17 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
     const mode = request.mode ?? options.mode;
     const stack = await stackFor(mode);
     const send = transport.send?.bind(transport);
+    const recording = records ? { records: records.records } : {};
     let session: CallSession;
     if (send) {
       // Pages get the agent's words as they are played, so the call's speech and playout are watched.
       const captions = new SpokenCaptions();
       const speech = captions.speech(stack.agentFor(dialogue).options.tts);
-      session = stack.agentFor(dialogue, { tts: speech, logger }).handle(captions.transport(transport));
+      session = stack.agentFor(dialogue, { tts: speech, logger, ...recording }).handle(captions.transport(transport));
       captions.follow(session.events$);
       session.events$.pipe(toBrowserMessages(captions.captions$)).subscribe((message) => send(message));
     } else {
-      session = stack.agentFor(dialogue, { logger }).handle(transport);
+      session = stack.agentFor(dialogue, { logger, ...recording }).handle(transport);
     }
     session.events$.subscribe((event) => {
       if (event.type === 'turn-metrics') recordTurn(event.report.metrics);
@@ -228,6 +233,7 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
       unwatch();
       await server.close();
       await closeStacks();
+      await records?.close();
     },
   };
 }

@@ -34,6 +34,10 @@ export function registerAgent(program: Command): void {
     .option('--drain-timeout <ms>', 'on SIGTERM: stop taking calls, wait this long for calls in progress to end, then exit 0', parsePositiveInteger, 30_000)
     .addOption(logLevelOption('info'))
     .option('--allow-origin <origin>', 'another web origin whose pages may open calls (repeatable); the page\'s own always may', (value: string, all: string[]) => [...all, value], [])
+    .option('--data-dir <dir>', 'where call records are kept (SQLite)', '.shoal/agent')
+    .option('--no-call-records', 'keep no record of calls (default: every call is recorded, see docs/call-records.md)')
+    .option('--keep-calls <age>', 'delete call records older than this (30d, 12h, 90m); default: keep them')
+    .option('--redact <kinds>', 'mask digits, cards and/or emails (comma-separated) in stored transcripts and tool arguments')
     .option('--public-calls', 'on a non-loopback --host, take browser and carrier calls without an access token or stream key (on purpose: anyone who reaches the port can call)')
     .addHelpText('after', '\nProbes on the same port: GET /healthz (alive), GET /readyz (200 while taking calls, 503 when full or draining), GET /metrics (Prometheus).')
     .addHelpText(

@@ -44,12 +44,13 @@ export function openDatabase(
   dataDir: string,
   options: DatabaseOptions = {},
   list: readonly Migration[] = migrations,
+  fileName = defaults.fileName,
 ): SqliteDatabase {
   mkdirSync(dataDir, { recursive: true });
   const synchronous = options.synchronous ?? defaults.synchronous;
   if (synchronous !== 'NORMAL' && synchronous !== 'FULL') throw new RangeError(`synchronous must be NORMAL or FULL, got ${synchronous}`);
   const Database = requireOptional<typeof BetterSqlite3>('better-sqlite3');
-  const path = join(dataDir, defaults.fileName);
+  const path = join(dataDir, fileName);
   const db = new Database(path, { timeout: defaults.busyTimeoutMs });
   try {
     // Read before anything writes (journal mode, migrations), so a damaged file is refused untouched.

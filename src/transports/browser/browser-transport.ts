@@ -1,7 +1,7 @@
 import type { Observable } from 'rxjs';
 import type { WebSocket } from 'ws';
 import { bytesToInt16, int16ToBytes, type AudioFrame } from '../../audio/index.js';
-import type { CallTraceContext, Transport, TransportEvent } from '../../agent/contracts.js';
+import type { CallTraceContext, Transport, TransportDescription, TransportEvent } from '../../agent/contracts.js';
 import { PacedPlayout, type PacedPlayoutOptions } from './paced-playout.js';
 import { browserProtocol, type ClientMessage, type ServerMessage } from './protocol.js';
 import { PlayoutRateConverter } from '../playout-rate.js';
@@ -24,6 +24,10 @@ export class BrowserTransport implements Transport {
   readonly events$: Observable<TransportEvent>;
   readonly traceContext: CallTraceContext;
   readonly callId: string;
+
+  describe(): TransportDescription {
+    return { kind: 'browser', callId: this.callId };
+  }
 
   private readonly streams: CallStreams;
   private readonly playout: PacedPlayout;

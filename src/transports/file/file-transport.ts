@@ -1,6 +1,6 @@
 import { Observable, Subject } from 'rxjs';
 import { frameDurationMs, resample, type AudioFrame } from '../../audio/index.js';
-import type { CallTraceContext, Transport, TransportEvent } from '../../agent/index.js';
+import type { CallTraceContext, Transport, TransportDescription, TransportEvent } from '../../agent/index.js';
 import type { Clock } from '../../pipeline/index.js';
 import { VirtualClock } from '../../pipeline/index.js';
 
@@ -38,6 +38,10 @@ interface PlacedAudio {
  * would have been heard, so the written reply lines up with the recording.
  */
 export class FileTransport implements Transport {
+  describe(): TransportDescription {
+    return { kind: 'file' };
+  }
+
   readonly audio$: Observable<AudioFrame>;
   readonly events$ = new Subject<TransportEvent>();
   readonly traceContext: CallTraceContext;

@@ -1,7 +1,7 @@
 import { concatMap, map, merge, Observable, of, Subject, type Subscription } from 'rxjs';
 import { frameDurationMs, type AudioFrame } from '../../audio/frame.js';
 import { Resampler } from '../../audio/index.js';
-import type { CallTraceContext, Transport, TransportEvent } from '../../agent/contracts.js';
+import type { CallTraceContext, Transport, TransportDescription, TransportEvent } from '../../agent/contracts.js';
 import type { RoomLink, RoomParticipant } from './room-link.js';
 
 /** A call in a LiveKit room: the caller's microphone in, the agent's voice track out. */
@@ -29,6 +29,10 @@ export class LiveKitTransport implements Transport {
       link.callerLeft$.pipe(map((reason): TransportEvent => ({ type: 'hangup', reason }))),
     );
     this.playoutSubscription = this.startPlayout();
+  }
+
+  describe(): TransportDescription {
+    return { kind: 'livekit' };
   }
 
   /** Read when the agent starts the call: a `traceparent` participant attribute continues the caller's trace. */

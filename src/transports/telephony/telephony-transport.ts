@@ -2,7 +2,7 @@ import type { Duplex } from 'node:stream';
 import type { Observable } from 'rxjs';
 import type { WebSocket } from 'ws';
 import type { AudioFrame } from '../../audio/index.js';
-import type { CallTraceContext, Transport, TransportEvent } from '../../agent/contracts.js';
+import type { CallTraceContext, Transport, TransportDescription, TransportEvent } from '../../agent/contracts.js';
 import { systemClock, type Clock } from '../../pipeline/clock.js';
 import { PlayoutRateConverter } from '../playout-rate.js';
 import { CallStreams } from '../call-streams.js';
@@ -45,6 +45,11 @@ export class TelephonyTransport implements Transport {
   readonly format: MediaFormat;
   /** Agent audio at the line's rate is coded as it comes; other rates are converted first. */
   readonly playoutRate: number;
+
+  describe(): TransportDescription {
+    const { from, to } = this.customParameters;
+    return { kind: 'phone', carrier: this.carrier.name, callId: this.callSid ?? this.streamSid, ...(from ? { from } : {}), ...(to ? { to } : {}) };
+  }
 
   private readonly streams: CallStreams;
   private readonly converter: PlayoutRateConverter;

@@ -109,6 +109,9 @@ export class TwilioWebhooks {
     const mode = query.get('mode') ?? o.mode;
     if (agent) parameters['agent'] = agent;
     if (isCallMode(mode)) parameters['mode'] = mode;
+    // Who called whom, for the call's record.
+    if (params['From']) parameters['from'] = params['From'];
+    if (params['To']) parameters['to'] = params['To'];
     parameters['token'] = o.tokens.issue(params['CallSid'] ?? '');
     o.log(`twilio call ${params['CallSid'] ?? '?'} from ${params['From'] ?? '?'} to ${params['To'] ?? '?'}: answering, trace ${parameters['traceparent']}`);
     return connectTwiml({ streamUrl: publicStreamUrl(o.publicUrl, o.telephonyPath), parameters, statusCallbackUrl: this.url(o.statusPath) });

@@ -1,0 +1,74 @@
+import type { TransportDescription } from '../contracts.js';
+import type { TurnMetrics } from '../events.js';
+
+export type { TransportDescription };
+
+/** One thing that happened in a call, in order, timed from the call's start. */
+export type CallEntry =
+  | { kind: 'turn'; atMs: number; turn: number; userText: string; agentText: string; interrupted: boolean; metrics: TurnMetrics }
+  | { kind: 'tool'; atMs: number; turn?: number; name: string; arguments: unknown; result?: unknown; error?: string }
+  | { kind: 'interrupted'; atMs: number; turn: number; playedText: string }
+  | { kind: 'keypad'; atMs: number; digits: string }
+  | { kind: 'error'; atMs: number; stage: string; message: string }
+  | { kind: 'unavailable'; atMs: number; stage: string; line: string };
+
+/** A call as the records keep it: who, when, how it ended, and what happened in it. */
+export interface CallRecord {
+  id: string;
+  traceId: string;
+  agent: string;
+  mode: string;
+  transport: TransportDescription;
+  startedAt: string;
+  /** Absent while the call runs, and on a call whose process stopped before it ended (`finished: false`). */
+  endedAt?: string;
+  /** The reason the call ended: `caller hung up`, `agent ended the call`, `transfer to …`, `error`, …. */
+  endedBy?: string;
+  finished: boolean;
+  durationMs?: number;
+  entries: CallEntry[];
+}
+
+/** A record without its entries, as lists show it, with the figures filters use. */
+export interface CallSummary extends Omit<CallRecord, 'entries'> {
+  turns: number;
+  /** The slowest turn's voice-to-voice, ms. */
+  slowestTurnMs?: number;
+  failedTools: number;
+}
+
+/** What `list` filters on; every field is optional and they combine. */
+export interface CallQuery {
+  /** ISO times: calls started at or after / before. */
+  since?: string;
+  until?: string;
+  from?: string;
+  to?: string;
+  endedBy?: string;
+  /** Words anywhere in what was said or in a tool's arguments or result. */
+  text?: string;
+  /** Calls with a turn slower than this voice-to-voice, ms. */
+  slowerThanMs?: number;
+  failedTools?: boolean;
+  limit?: number;
+  /** The `next` of the previous page. */
+  before?: string;
+}
+
+export interface CallPage {
+  calls: CallSummary[];
+  /** Pass as `before` for the next page; absent on the last page. */
+  next?: string;
+}
+
+/** Where call records are kept. Writes never throw into a call: a failing store is logged and the call goes on. */
+export interface CallRecordStore {
+  begin(record: Omit<CallRecord, 'entries' | 'finished'>): Promise<void>;
+  append(callId: string, entries: readonly CallEntry[]): Promise<void>;
+  end(callId: string, end: { endedAt: string; endedBy: string; durationMs: number }): Promise<void>;
+  get(callId: string): Promise<CallRecord | undefined>;
+  list(query: CallQuery): Promise<CallPage>;
+  /** Deletes calls started before `before` (ISO time); the count. */
+  deleteBefore(before: string): Promise<number>;
+  close(): Promise<void>;
+}

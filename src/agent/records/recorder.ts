@@ -1,0 +1,112 @@
+import type { Clock } from '../../pipeline/clock.js';
+import type { CallSession } from '../call-session.js';
+import type { AgentEvent } from '../events.js';
+import type { CallEntry, CallRecordStore, TransportDescription } from './call-record.js';
+import { redactText, redactValue, type RedactionKind } from './redact.js';
+
+export interface CallRecords {
+  store: CallRecordStore;
+  /** Masked before anything is written (the live dialogue still sees the words). */
+  redact?: readonly RedactionKind[];
+  /** Entries are written in batches at most this far apart, ms. */
+  flushEveryMs?: number;
+  /** Told when a write fails; the call goes on. */
+  onError?(error: unknown): void;
+}
+
+export const recordDefaults = { flushEveryMs: 250 };
+
+export interface CallFacts {
+  id: string;
+  agent: string;
+  mode: string;
+  transport: TransportDescription;
+  clock: Clock;
+}
+
+/** The entry an event adds to the record, if any, timed `atMs` from the call's start. */
+function entryOf(event: AgentEvent, atMs: number): CallEntry | undefined {
+  switch (event.type) {
+    case 'turn-metrics': {
+      const { turn, userText, agentText, interrupted, metrics } = event.report;
+      return { kind: 'turn', atMs, turn, userText, agentText, interrupted, metrics };
+    }
+    case 'tool-call':
+      if (!event.kept) return undefined;
+      return {
+        kind: 'tool',
+        atMs,
+        ...(event.turn !== undefined ? { turn: event.turn } : {}),
+        name: event.name,
+        arguments: event.arguments,
+        ...(event.result !== undefined ? { result: event.result } : {}),
+        ...(event.error !== undefined ? { error: event.error } : {}),
+      };
+    case 'interrupted':
+      return { kind: 'interrupted', atMs, turn: event.turn, playedText: event.playedText };
+    case 'keypad-entry':
+      return { kind: 'keypad', atMs, digits: event.digits };
+    case 'error':
+      return { kind: 'error', atMs, stage: event.stage, message: event.message };
+    case 'assistant-unavailable':
+      return { kind: 'unavailable', atMs, stage: event.stage, line: event.line };
+    default:
+      return undefined;
+  }
+}
+
+function redactEntry(entry: CallEntry, kinds: readonly RedactionKind[]): CallEntry {
+  if (kinds.length === 0) return entry;
+  switch (entry.kind) {
+    case 'turn':
+      return { ...entry, userText: redactText(entry.userText, kinds), agentText: redactText(entry.agentText, kinds) };
+    case 'tool':
+      return { ...entry, arguments: redactValue(entry.arguments, kinds), ...(entry.result !== undefined ? { result: redactValue(entry.result, kinds) } : {}) };
+    case 'interrupted':
+      return { ...entry, playedText: redactText(entry.playedText, kinds) };
+    case 'keypad':
+      return { ...entry, digits: redactText(entry.digits, kinds) };
+    default:
+      return entry;
+  }
+}
+
+/**
+ * Keeps one call's record as the call goes: the call row when it starts, its entries in batches (so a process
+ * that dies mid-call leaves an unfinished record with what happened so far), and how it ended at hang-up.
+ */
+export function recordCall(records: CallRecords, session: CallSession, facts: CallFacts): void {
+  const { store } = records;
+  const kinds = records.redact ?? [];
+  const flushEveryMs = records.flushEveryMs ?? recordDefaults.flushEveryMs;
+  const startedAtMs = facts.clock.now();
+  const startedAt = new Date().toISOString();
+  const fail = (error: unknown) => records.onError?.(error);
+  let pending: CallEntry[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  // Writes go one after another, the call row first.
+  let written = store
+    .begin({ id: facts.id, traceId: session.traceId, agent: facts.agent, mode: facts.mode, transport: facts.transport, startedAt })
+    .catch(fail);
+  const flush = () => {
+    timer = undefined;
+    if (pending.length === 0) return;
+    const batch = pending;
+    pending = [];
+    written = written.then(() => store.append(facts.id, batch)).catch(fail);
+  };
+  session.events$.subscribe((event) => {
+    const atMs = Math.round(facts.clock.now() - startedAtMs);
+    const entry = entryOf(event, atMs);
+    if (entry) {
+      pending.push(redactEntry(entry, kinds));
+      timer ??= setTimeout(flush, flushEveryMs);
+    }
+    if (event.type === 'hangup') {
+      if (timer) clearTimeout(timer);
+      flush();
+      const end = { endedAt: new Date().toISOString(), endedBy: redactText(event.reason, kinds), durationMs: Math.round(event.summary.durationMs) };
+      written = written.then(() => store.end(facts.id, end)).catch(fail);
+    }
+  });
+}

@@ -1,0 +1,129 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { parseRedaction, SqliteCallStore, type CallQuery, type CallRecords, type CallRecordStore } from '../agent/index.js';
+
+export const recordsDefaults = {
+  dataDir: '.shoal/agent',
+  /** How often old records are deleted under `--keep-calls`, ms. */
+  retentionEveryMs: 60 * 60 * 1000,
+};
+
+/** The `shoal agent` / `shoal talk` options of call records. */
+export interface RecordsCommandOptions {
+  /** Where call records are kept (`--data-dir`). */
+  dataDir?: string;
+  /** `--no-call-records` sets this false. */
+  callRecords?: boolean;
+  /** `--keep-calls 30d`: records older than this are deleted. */
+  keepCalls?: string;
+  /** `--redact digits,cards,emails`. */
+  redact?: string;
+}
+
+/** `30d`, `12h`, `90m`, `3600s` in ms; a RangeError saying the form otherwise. */
+export function parseAge(value: string): number {
+  const match = /^(\d+)\s*([dhms])$/.exec(value.trim());
+  if (!match) throw new RangeError(`--keep-calls takes an age such as 30d, 12h or 90m, not "${value}"`);
+  const unit = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000 }[match[2] as 'd' | 'h' | 'm' | 's'];
+  return Number(match[1]) * unit;
+}
+
+export interface OpenedRecords {
+  records: CallRecords;
+  store: CallRecordStore;
+  close(): Promise<void>;
+}
+
+/** Opens the call records of `--data-dir` (undefined with `--no-call-records`), deleting what `--keep-calls` says is too old, hourly. */
+export async function openCallRecords(options: RecordsCommandOptions, onError: (error: unknown) => void): Promise<OpenedRecords | undefined> {
+  if (options.callRecords === false) return undefined;
+  const redact = options.redact ? parseRedaction(options.redact) : [];
+  const keepMs = options.keepCalls ? parseAge(options.keepCalls) : undefined;
+  const store = new SqliteCallStore(options.dataDir ?? recordsDefaults.dataDir);
+  const sweep = () => (keepMs === undefined ? undefined : store.deleteBefore(new Date(Date.now() - keepMs).toISOString()).catch(onError));
+  await sweep();
+  const timer = keepMs === undefined ? undefined : setInterval(() => void sweep(), recordsDefaults.retentionEveryMs).unref();
+  return {
+    records: { store, redact, onError },
+    store,
+    close: async () => {
+      if (timer) clearInterval(timer);
+      await store.close();
+    },
+  };
+}
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+function send(response: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(text) });
+  response.end(text);
+}
+
+/** The filters of `GET /api/calls` from its query string. */
+export function queryOf(params: URLSearchParams): CallQuery {
+  const number = (name: string) => {
+    const value = params.get(name);
+    if (value === null) return undefined;
+    const parsed = Number(value);
+    if (!Number.isFinite(parsed) || parsed < 0) throw new RangeError(`${name} must be a number of at least 0, got "${value}"`);
+    return parsed;
+  };
+  const text = (name: string) => params.get(name) ?? undefined;
+  const query: CallQuery = {};
+  for (const [key, name] of [['since', 'since'], ['until', 'until'], ['from', 'from'], ['to', 'to'], ['endedBy', 'ended_by'], ['text', 'q'], ['before', 'before']] as const) {
+    const value = text(name);
+    if (value !== undefined) query[key] = value;
+  }
+  for (const name of ['since', 'until'] as const) {
+    if (query[name] === undefined) continue;
+    const time = Date.parse(query[name]!);
+    if (Number.isNaN(time)) throw new RangeError(`${name} must be an ISO time such as 2026-11-28T14:00:00Z, got "${query[name]}"`);
+    // Stored times are full ISO strings (with milliseconds): compare like with like.
+    query[name] = new Date(time).toISOString();
+  }
+  const slower = number('slow_ms');
+  if (slower !== undefined) query.slowerThanMs = slower;
+  const limit = number('limit');
+  if (limit !== undefined) query.limit = Math.max(1, Math.floor(limit));
+  if (params.get('failed_tools') === 'true' || params.get('failed_tools') === '1') query.failedTools = true;
+  return query;
+}
+
+/**
+ * `GET /api/calls` (filters: since, until, from, to, ended_by, q, slow_ms, failed_tools, limit, before) and
+ * `GET /api/calls/{id}`, behind the agent's access token on every address: without a token configured the API
+ * answers 403, with a wrong or missing one 401.
+ */
+export function callRecordsApi(store: CallRecordStore, accessToken: string | undefined) {
+  return (request: IncomingMessage, response: ServerResponse): boolean => {
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    if (url.pathname !== '/api/calls' && !url.pathname.startsWith('/api/calls/')) return false;
+    if (!accessToken) {
+      send(response, 403, { status: 403, message: 'the call records API needs an access token: start the agent with SHOAL_AGENT_TOKEN (or --access-token-file FILE)' });
+      return true;
+    }
+    const given = /^Bearer\s+(.+)$/i.exec(request.headers.authorization ?? '')?.[1]?.trim() ?? url.searchParams.get('access_token');
+    if (!given || !timingSafeEqual(digest(given), digest(accessToken))) {
+      send(response, 401, { status: 401, message: 'send the agent\'s access token: Authorization: Bearer <token> (or ?access_token=)' });
+      return true;
+    }
+    if (request.method !== 'GET') {
+      send(response, 405, { status: 405, message: 'call records are read-only: use GET' });
+      return true;
+    }
+    const id = url.pathname.slice('/api/calls/'.length);
+    const answer = id
+      ? store.get(decodeURIComponent(id)).then((record) => (record ? send(response, 200, record) : send(response, 404, { status: 404, message: `no call ${id}` })))
+      : Promise.resolve()
+          .then(() => queryOf(url.searchParams))
+          .then((query) => store.list(query))
+          .then((page) => send(response, 200, page));
+    answer.catch((error: unknown) => {
+      const bad = error instanceof RangeError;
+      send(response, bad ? 400 : 500, { status: bad ? 400 : 500, message: bad ? error.message : 'could not read the call records' });
+    });
+    return true;
+  };
+}
