@@ -32,7 +32,7 @@ describe('shoal test', () => {
   it('documents itself in --help', async () => {
     const { code, stdout } = await shoalTest(['--help']);
     expect(code).toBe(0);
-    for (const option of ['--json', '--junit <file>', '--runs <n>', '--seed <s>', '--grep <text>', '--record <dir>', '--concurrency <n>', '--service-url <url>', '--judge-url <url>'])
+    for (const option of ['--json', '--junit <file>', '--runs <n>', '--seed <s>', '--grep <text>', '--record <dir>', '--concurrency <n>', '--service-url <url>', '--judge-url <url>', '--llm-url <url>', '--llm-model <name>', '--llm-key <key>'])
       expect(stdout).toContain(option);
     expect(stdout).toMatch(/Exit status: 0 every scenario passed, 1 one failed, 2 a file or option cannot be used/);
   });
@@ -44,6 +44,19 @@ describe('shoal test', () => {
     expect(code).toBe(2);
     expect(stdout).toBe('');
     expect(stderr.trim()).toBe(`shoal test: ${file}:6: scenarios[0].steps[0].expect.within: unknown key (see schemas/scenario.schema.json)`);
+  });
+
+  it('exits 2, not 1, on a mistyped option or value, with what is wrong', async () => {
+    const file = join(dir, 'fine.yaml');
+    await writeFile(file, 'agent: echo\nscenarios:\n  - name: x\n    steps: [{ say: hello }]\n');
+    const runs = await shoalTest([file, '--runs', 'abc']);
+    expect(runs.code).toBe(2);
+    expect(runs.stderr).toMatch(/option '--runs <n>' argument 'abc' is invalid\. expected a whole number above 0/);
+    const typo = await shoalTest([file, '--llm-urll', 'http://127.0.0.1:9/v1']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/unknown option '--llm-urll'\n\(Did you mean --llm-url\?\)/);
+    const alone = await shoalTest([file, '--llm-model', 'small']);
+    expect(alone).toMatchObject({ code: 2, stderr: 'shoal test: --llm-model needs --llm-url\n' });
   });
 
   it('exits 2 on an agent that does not exist, before starting any engine', async () => {

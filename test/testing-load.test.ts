@@ -86,9 +86,56 @@ describe('scenario files', () => {
     expect(errorOf('- just\n- a list\n')).toMatchObject({ line: 1 });
   });
 
+  it('report every mistake of a file, each with its line and key, in line order', () => {
+    const mistaken = good
+      .replace('expect: { says: noon, within_ms: 1500 }', 'expect: { sayz: noon, within_ms: soon }')
+      .replace('line: wideband', 'line: dialup')
+      .replace('expect: { says: "/harbour/i" }', 'expect: { says: "/harbour(/i" }');
+    const error = errorOf(mistaken);
+    expect(error.message.split('\n')).toEqual([
+      'suite.yaml:9: scenarios[0].steps[0].expect.says: not a valid regular expression: Invalid regular expression: /harbour(/i: Unterminated group',
+      'suite.yaml:11: scenarios[0].steps[1].expect.within_ms: Invalid input: expected number, received string',
+      'suite.yaml:11: scenarios[0].steps[1].expect.sayz: unknown key (see schemas/scenario.schema.json)',
+      'suite.yaml:15: scenarios[1].line: Invalid option: expected one of "phone"|"wideband"|"browser"',
+    ]);
+    expect([error.line, error.key]).toEqual([9, 'scenarios[0].steps[0].expect.says']);
+    expect(() => defineScenario({ name: 'bad regex', steps: [{ say: 'hi', expect: { heard: '/[a-/' } }] })).toThrow(/steps\[0\]\.expect\.heard: not a valid regular expression/);
+  });
+
+  it('name the scenario, line and key of a play: or llm.instructions file that cannot be read, before anything runs', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'shoal-scenarios-'));
+    await writeFile(join(dir, 'prompt.txt'), 'You take bookings.');
+    const file = join(dir, 'suite.yaml');
+    await writeFile(
+      file,
+      `llm: { url: "http://127.0.0.1:9/v1", instructions: prompt.txt }
+scenarios:
+  - name: greets
+    steps:
+      - expect: { says: hello }
+  - name: plays a missing clip
+    steps:
+      - say: hi
+      - play: clips/yes.wav
+  - name: has its own prompt
+    llm: { url: "http://127.0.0.1:9/v1", instructions: missing-prompt.txt }
+    steps:
+      - say: hi
+`,
+    );
+    const error = (await loadScenarios(file).catch((caught: unknown) => caught)) as ScenarioFileError;
+    expect(error).toBeInstanceOf(ScenarioFileError);
+    expect(error.message.split('\n')).toEqual([
+      `${file}:9: scenarios[1].steps[1].play: no such file: ${join(dir, 'clips/yes.wav')} (scenario "plays a missing clip")`,
+      `${file}:11: scenarios[2].llm.instructions: no such file: ${join(dir, 'missing-prompt.txt')} (scenario "has its own prompt")`,
+    ]);
+  });
+
   it('load the scenario files of a directory, skipping other YAML (scripts)', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'shoal-scenarios-'));
     await mkdir(join(dir, 'nested'));
+    await mkdir(join(dir, 'clips'));
+    await writeFile(join(dir, 'clips', 'yes.wav'), '');
     await writeFile(join(dir, 'a.yaml'), good);
     await writeFile(join(dir, 'nested', 'b.json'), JSON.stringify({ agent: 'echo', scenarios: [{ name: 'b', steps: [{ say: 'hi' }] }] }));
     await writeFile(join(dir, 'script.yaml'), 'name: ivr\nstart: a\nstates: {}\n');

@@ -1,5 +1,5 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
-import { basename, dirname, extname, join } from 'node:path';
+import { basename, dirname, extname, join, resolve } from 'node:path';
 import {
   checkScenarioSetup,
   failureReport,
@@ -14,6 +14,7 @@ import {
   type Scenario,
   type ScenarioResult,
 } from '../testing/index.js';
+import type { LlmSettings } from '../testing/schema.js';
 import type { TestCommandOptions } from './options.js';
 
 export const exitCodes = { passed: 0, failed: 1, unusable: 2 } as const;
@@ -27,7 +28,7 @@ export async function runTests(paths: string[], options: TestCommandOptions): Pr
     scenarios = await loadScenarios(paths);
   } catch (error) {
     if (error instanceof ScenarioFileError) {
-      note(`shoal test: ${error.message}`);
+      for (const line of error.message.split('\n')) note(`shoal test: ${line}`);
       return exitCodes.unusable;
     }
     throw error;
@@ -40,7 +41,16 @@ export async function runTests(paths: string[], options: TestCommandOptions): Pr
     note(`shoal test: no scenario${options.grep ? ` matches --grep ${options.grep}` : ` in ${paths.join(' ')}`}`);
     return exitCodes.unusable;
   }
-  const defaultAgent = { ...(options.agent ? { agent: options.agent } : {}), ...(options.script ? { script: options.script } : {}) };
+  const stray = (['llmModel', 'llmKey', 'llmKeyFile', 'instructions'] as const).find((key) => options[key] !== undefined && !options.llmUrl);
+  if (stray) {
+    note(`shoal test: --${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} needs --llm-url`);
+    return exitCodes.unusable;
+  }
+  const defaultAgent = {
+    ...(options.agent ? { agent: options.agent } : {}),
+    ...(options.script ? { script: options.script } : {}),
+    ...(options.llmUrl ? { llm: llmOf(options, options.llmUrl) } : {}),
+  };
   try {
     for (const scenario of scenarios) await checkScenarioSetup(scenario, defaultAgent);
   } catch (error) {
@@ -88,6 +98,11 @@ export async function runTests(paths: string[], options: TestCommandOptions): Pr
   const failed = results.filter((result) => !result.passed);
   if (!options.json) say(summary(results, scenarios, options.runs, performance.now() - started));
   return failed.length > 0 ? exitCodes.failed : exitCodes.passed;
+}
+
+function llmOf(options: TestCommandOptions, url: string): LlmSettings {
+  const key = options.llmKey ?? options.llmKeyFile;
+  return { url, ...(options.llmModel ? { model: options.llmModel } : {}), ...(key ? { key } : {}), ...(options.instructions ? { instructions: resolve(options.instructions) } : {}) };
 }
 
 function seedOf(scenario: Scenario, options: TestCommandOptions, run: number): number {

@@ -1,6 +1,6 @@
 import type { EmbeddedAgentStack } from '../agent/index.js';
 import { createEmbeddedAgentStack } from '../agent/index.js';
-import { scenarioDialogue, ScenarioSetupError, type AgentChoice, type DefaultAgent } from './agent-choice.js';
+import { scenarioDialogue, ScenarioSetupError, stepPlace, type AgentChoice, type DefaultAgent } from './agent-choice.js';
 import { CallDriver, type StepClips } from './call-driver.js';
 import type { CallLog } from './call-log.js';
 import { CallerVoice, type Clip } from './caller-audio.js';
@@ -124,7 +124,7 @@ export class ScenarioRunner {
         if (step.say !== undefined) clips.set(index, await this.voice.say(step.say, scenario.caller.voice, rate));
         else if (step.play !== undefined) clips.set(index, await this.voice.play(step.play, scenario.dir, rate));
       } catch (error) {
-        throw new ScenarioSetupError(`${scenario.file ?? scenario.name}: step ${index + 1}: ${error instanceof Error ? error.message : String(error)}`);
+        throw new ScenarioSetupError(`${stepPlace(scenario, index)}: ${error instanceof Error ? error.message : String(error)}`);
       }
     }
     return clips;

@@ -18,6 +18,8 @@ export interface Scenario {
   replyTimeoutMs: number;
   steps: Step[];
   expect: CallExpectation;
+  /** Where the scenario and its steps are written in its file (1-based lines), for messages. */
+  lines?: { scenario?: number | undefined; steps: Array<number | undefined> };
 }
 
 export const scenarioDefaults = {

@@ -1,14 +1,33 @@
 import { z } from 'zod';
 
+/** What is wrong with a `/regex/flags` pattern, or undefined (a substring, or a regex that compiles). */
+export function patternProblem(pattern: string): string | undefined {
+  const regex = /^\/(.*)\/([a-z]*)$/s.exec(pattern);
+  if (!regex) return undefined;
+  try {
+    new RegExp(regex[1]!, regex[2]);
+    return undefined;
+  } catch (error) {
+    return `not a valid regular expression: ${error instanceof Error ? error.message : String(error)}`;
+  }
+}
+
 /** A substring, or `/regex/flags`. */
-const textPattern = z.string().min(1).describe('a substring (case-insensitive), or /regex/flags');
+const textPattern = z
+  .string()
+  .min(1)
+  .superRefine((pattern, context) => {
+    const problem = patternProblem(pattern);
+    if (problem) context.addIssue({ code: 'custom', message: problem });
+  })
+  .describe('a substring (case-insensitive), or /regex/flags');
 
 const ms = z.number().nonnegative();
 const textPatterns = z.union([textPattern, z.array(textPattern).min(1)]);
 
 const action = z.union([
   z.enum(['end_call', 'transfer']),
-  z.strictObject({ type: z.literal('transfer'), to: z.string().min(1).describe('the number, SIP URI or named target the call is transferred to') }),
+  z.strictObject({ type: z.literal('transfer'), to: textPattern.describe('the number, SIP URI or named target the call is transferred to') }),
 ]);
 
 /** What the agent's next turn after a step must do (all keys optional; all given must hold). */
