@@ -131,6 +131,31 @@ scenarios:
     ]);
   });
 
+  it('take a simulated caller instead of steps, merged from file and scenario, and name the line of what it lacks', () => {
+    const simulated = `agent: receptionist
+caller: { voice: slt, llm: { url: "http://127.0.0.1:9/v1", model: caller } }
+scenarios:
+  - name: asks the hours
+    caller: { persona: a local, goal: learn the hours, max_turns: 3 }
+    expect: { goal: reached, says: noon, tool: { name: book_table } }
+  - name: no goal
+    caller: { persona: a local }
+  - name: nothing at all
+    expect: { turns: 1 }
+`;
+    const error = errorOf(simulated);
+    expect(error.message.split('\n')).toEqual([
+      'suite.yaml:8: scenarios[1].caller: a simulated caller needs goal (it has persona)',
+      'suite.yaml:9: scenarios[2]: a scenario needs steps, or a simulated caller (caller: { persona, goal, llm })',
+    ]);
+    const [scenario] = parseScenarios(simulated.slice(0, simulated.indexOf('  - name: no goal')), 'suite.yaml');
+    expect(scenario!.caller).toEqual({ voice: 'slt', gapMs: 400, simulated: { persona: 'a local', goal: 'learn the hours', llm: { url: 'http://127.0.0.1:9/v1', model: 'caller' }, maxTurns: 3 } });
+    expect(scenario!.steps).toEqual([]);
+    expect(errorOf(simulated.replace(', llm: { url: "http://127.0.0.1:9/v1", model: caller }', ''))).toMatchObject({ line: 5, problem: 'a simulated caller needs llm: { url, model }' });
+    expect(errorOf(simulated.replace('max_turns: 3', 'max_turns: 0'))).toMatchObject({ line: 5, key: 'scenarios[0].caller.max_turns' });
+    expect(errorOf(simulated.replace('goal: reached', 'goal: sort of'))).toMatchObject({ line: 6, key: 'scenarios[0].expect.goal' });
+  });
+
   it('load the scenario files of a directory, skipping other YAML (scripts)', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'shoal-scenarios-'));
     await mkdir(join(dir, 'nested'));

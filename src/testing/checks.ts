@@ -79,6 +79,10 @@ export function checkCall(scenario: Scenario, log: CallLog): CheckOutcome {
     if (v2v !== undefined) outcome.v2v.push({ step: number, ms: v2v });
     if (step.expect) checkStep(step.expect, log, window, v2v, fail, (criterion, text) => outcome.judge.push({ step: number, criterion, text }));
   });
+  for (const turn of log.conversation?.turns ?? []) {
+    const v2v = turn.window && voiceToVoiceMs(log, turn.window);
+    if (v2v !== undefined) outcome.v2v.push({ step: 0, ms: v2v });
+  }
   checkWhole(scenario.expect, log, outcome);
   return outcome;
 }
@@ -188,6 +192,16 @@ export function heardIn(log: CallLog, window: StepWindow): string {
 
 function checkWhole(expect: CallExpectation, log: CallLog, outcome: CheckOutcome): void {
   const fail = (message: string) => outcome.failures.push({ message });
+  const { says, not_says, tool, not_tool, action } = expect;
+  const whole: StepWindow = { step: -1, startMs: 0, endMs: log.endMs + 1 };
+  const agentDoes = { says, not_says, tool, not_tool, action };
+  if (Object.values(agentDoes).some((value) => value !== undefined)) checkStep(agentDoes, log, whole, undefined, fail, () => undefined);
+  if (expect.goal !== undefined) {
+    const ending = log.conversation?.ending;
+    const wanted = expect.goal === 'reached' ? 'goal_reached' : 'goal_failed';
+    if (!log.conversation) fail(`goal ${expect.goal}: the scenario has no simulated caller`);
+    else if (ending !== wanted) fail(`goal ${expect.goal}: the caller's conversation ended with ${ending}${log.conversation.reason ? ` (${log.conversation.reason})` : ''}`);
+  }
   const turns = log.turns.filter((turn) => turn.report).length;
   if (typeof expect.turns === 'number' && turns !== expect.turns) fail(`turns ${expect.turns}: the call had ${turns}`);
   if (typeof expect.turns === 'object') {

@@ -4,7 +4,7 @@ import { isMap, LineCounter, parseDocument, type Document } from 'yaml';
 import type { z } from 'zod';
 import { isPipecatEval, pipecatEvalSchema, scenarioFromPipecat } from './pipecat.js';
 import { scenarioDefaults, type Scenario } from './scenario.js';
-import { scenarioFileSchema, type ScenarioFile, type ScenarioSpec } from './schema.js';
+import { scenarioFileSchema, type Caller, type ScenarioFile, type ScenarioSpec } from './schema.js';
 
 /** One thing wrong in a scenario file: where (file, line, key) and what. */
 export interface FileProblem {
@@ -129,7 +129,7 @@ function readScenarioText(text: string, file: string): ReadFile {
   if (!parsed.success) return failed(schemaProblems(parsed.error, lineAt, file));
   const scenarios = parsed.data.scenarios.map((spec, index) => ({
     ...resolveScenario(parsed.data, spec, file, dir),
-    lines: { scenario: lineAt(['scenarios', index]), steps: spec.steps.map((_, step) => lineAt(['scenarios', index, 'steps', step])) },
+    lines: { scenario: lineAt(['scenarios', index]), steps: (spec.steps ?? []).map((_, step) => lineAt(['scenarios', index, 'steps', step])) },
   }));
   return { file, dir, scenarios, spec: parsed.data, problems: [], lineAt };
 }
@@ -140,7 +140,7 @@ async function missingFiles(read: ReadFile): Promise<FileProblem[]> {
   if (read.spec?.llm?.instructions) wanted.push({ path: ['llm', 'instructions'], target: read.spec.llm.instructions });
   read.spec?.scenarios.forEach((scenario, index) => {
     if (scenario.llm?.instructions) wanted.push({ path: ['scenarios', index, 'llm', 'instructions'], target: scenario.llm.instructions, scenario: scenario.name });
-    scenario.steps.forEach((step, stepIndex) => {
+    scenario.steps?.forEach((step, stepIndex) => {
       if (step.play !== undefined) wanted.push({ path: ['scenarios', index, 'steps', stepIndex, 'play'], target: step.play, scenario: scenario.name });
     });
   });
@@ -171,13 +171,19 @@ function resolveScenario(settings: ScenarioFile, spec: ScenarioSpec, file: strin
     mode: spec.mode ?? settings.mode ?? scenarioDefaults.mode,
     line: spec.line ?? settings.line ?? scenarioDefaults.line,
     conditions: { ...settings.conditions, ...spec.conditions },
-    caller: {
-      voice: spec.caller?.voice ?? settings.caller?.voice ?? scenarioDefaults.voice,
-      gapMs: spec.caller?.gap_ms ?? settings.caller?.gap_ms ?? scenarioDefaults.gapMs,
-    },
+    caller: callerOf({ ...settings.caller, ...spec.caller }),
     replyTimeoutMs: spec.reply_timeout_ms ?? settings.reply_timeout_ms ?? scenarioDefaults.replyTimeoutMs,
-    steps: spec.steps,
+    steps: spec.steps ?? [],
     expect: spec.expect ?? {},
+  };
+}
+
+function callerOf(caller: Caller): Scenario['caller'] {
+  const { goal, llm, persona } = caller;
+  return {
+    voice: caller.voice ?? scenarioDefaults.voice,
+    gapMs: caller.gap_ms ?? scenarioDefaults.gapMs,
+    ...(goal !== undefined && llm !== undefined ? { simulated: { goal, llm, ...(persona !== undefined ? { persona } : {}), maxTurns: caller.max_turns ?? scenarioDefaults.maxTurns } } : {}),
   };
 }
 

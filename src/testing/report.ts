@@ -20,6 +20,15 @@ export function transcript(log: CallLog): TranscriptLine[] {
   for (const window of log.windows) {
     if (window.action && window.actionStartMs !== undefined) lines.push({ atMs: window.actionStartMs, step: window.step + 1, who: 'caller', text: window.action });
   }
+  for (const turn of log.conversation?.turns ?? []) {
+    lines.push({ atMs: turn.heardAtMs, who: 'caller', text: `heard "${turn.heard}"` });
+    if (turn.window?.actionStartMs !== undefined) lines.push({ atMs: turn.window.actionStartMs, who: 'caller', text: turn.window.action ?? '' });
+  }
+  if (log.conversation) {
+    const { ending, reason } = log.conversation;
+    const at = log.conversation.turns.at(-1)?.window?.endMs ?? log.conversation.turns.at(-1)?.heardAtMs ?? 0;
+    lines.push({ atMs: at, who: 'caller', text: `ended its conversation: ${ending.replace('_', ' ')}${reason ? ` (${reason})` : ''}` });
+  }
   for (const turn of log.turns) {
     const report = turn.report;
     if (!report) continue;

@@ -14,7 +14,7 @@ export interface Scenario {
   mode: AgentMode;
   line: Line;
   conditions: Conditions;
-  caller: { voice: string; gapMs: number };
+  caller: { voice: string; gapMs: number; simulated?: SimulatedCallerSettings };
   replyTimeoutMs: number;
   steps: Step[];
   expect: CallExpectation;
@@ -22,7 +22,16 @@ export interface Scenario {
   lines?: { scenario?: number | undefined; steps: Array<number | undefined> };
 }
 
+/** A caller played by an LLM: who it is, what it wants, its model, and how many times at most it speaks. */
+export interface SimulatedCallerSettings {
+  persona?: string;
+  goal: string;
+  llm: { url: string; model?: string; key?: string };
+  maxTurns: number;
+}
+
 export const scenarioDefaults = {
+  maxTurns: 8,
   mode: 'balanced' as AgentMode,
   line: 'phone' as Line,
   voice: 'rms',
