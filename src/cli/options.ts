@@ -128,6 +128,7 @@ export interface TalkCommandOptions extends LlmCommandOptions {
 export interface TestCommandOptions extends LlmCommandOptions {
   json?: boolean;
   junit?: string;
+  report?: string;
   runs: number;
   seed?: number;
   grep?: string;

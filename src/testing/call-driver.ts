@@ -88,8 +88,8 @@ export class CallDriver {
     try {
       return await this.call();
     } finally {
-      if (this.line.isOpen) this.line.hangUp();
       if (!this.session.isEnded) this.session.hangup('the scenario runner stopped the call');
+      if (this.line.isOpen) this.line.hangUp();
     }
   }
 
