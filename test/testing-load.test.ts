@@ -2,7 +2,9 @@ import { mkdtemp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { defineScenario, loadScenarios, parseScenarios, ScenarioFileError } from '../src/testing/index.js';
+import { lastValueFrom, toArray } from 'rxjs';
+import { defineScenario, loadScenarios, parseScenarios, ScenarioFileError, scenarioDialogue } from '../src/testing/index.js';
+import { FakeOpenAiServer, says } from './fake-openai-server.js';
 import { scenarioSchemaFile, scenarioSchemaText } from '../src/testing/schema-file.js';
 
 function errorOf(text: string, file = 'suite.yaml'): ScenarioFileError {
@@ -224,5 +226,27 @@ turns:
 
   it('name the line of what Shoal cannot read in them', () => {
     expect(errorOf(pipecat.replace('event: user_transcription', 'event: bot_blinked'), 'evals.yaml')).toMatchObject({ line: 8, key: 'turns[1].expect[0].event' });
+  });
+});
+
+describe('the agent of a scenario that names none', () => {
+  it('is the LLM agent of --llm-url (model, key, instructions), and a missing instructions file names the key', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'shoal-llm-url-'));
+    await writeFile(join(dir, 'prompt.txt'), 'You answer questions about parcels.');
+    const [scenario] = parseScenarios('name: pipecat_greeting\nturns:\n  - user: hello\n', join(dir, 'evals.yaml'));
+    const server = await new FakeOpenAiServer().start();
+    try {
+      server.handlers.push(says('Hello there.'));
+      const dialogue = await scenarioDialogue(scenario!, {}, { llm: { url: server.baseUrl, model: 'parcel-model', key: 'sk-test', instructions: join(dir, 'prompt.txt') } });
+      await lastValueFrom(dialogue.respond({ history: [], userText: 'hello' }).pipe(toArray()));
+      expect(server.seen[0]!.body.model).toBe('parcel-model');
+      expect(server.seen[0]!.headers['authorization']).toBe('Bearer sk-test');
+      expect(server.seen[0]!.body.messages![0]).toMatchObject({ role: 'system', content: expect.stringContaining('You answer questions about parcels.') });
+    } finally {
+      await server.close();
+    }
+    await expect(scenarioDialogue(scenario!, {}, { llm: { url: 'http://127.0.0.1:9/v1', instructions: join(dir, 'missing.txt') } })).rejects.toThrow(
+      `${join(dir, 'evals.yaml')}: llm.instructions: cannot read ${join(dir, 'missing.txt')} (ENOENT)`,
+    );
   });
 });
