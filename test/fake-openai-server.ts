@@ -98,3 +98,18 @@ export class FakeOpenAiServer {
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
   }
 }
+
+/**
+ * A caller model for simulated callers: ends the conversation (the `end_conversation` tool, outcome
+ * goal_reached) once what it heard matches `reached`, else says its next line (the last one again when out of
+ * lines). Set as `fallback`, it answers every turn of every call.
+ */
+export function callerModel(lines: readonly string[], reached: RegExp): Handler {
+  return (res, request) => {
+    const messages = request.body.messages ?? [];
+    const heard = String(messages.findLast((message) => message['role'] === 'user')?.['content'] ?? '');
+    if (reached.test(heard)) return callsTools([{ id: 'call_end', name: 'end_conversation', arguments: { outcome: 'goal_reached', reason: `heard "${heard}"` } }])(res, request);
+    const spoken = messages.filter((message) => message['role'] === 'assistant').length;
+    return says(lines[Math.min(spoken, lines.length - 1)]!)(res, request);
+  };
+}

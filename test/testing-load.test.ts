@@ -2,7 +2,9 @@ import { mkdtemp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { defineScenario, loadScenarios, parseScenarios, ScenarioFileError } from '../src/testing/index.js';
+import { lastValueFrom, toArray } from 'rxjs';
+import { defineScenario, loadScenarios, parseScenarios, ScenarioFileError, scenarioDialogue } from '../src/testing/index.js';
+import { FakeOpenAiServer, says } from './fake-openai-server.js';
 import { scenarioSchemaFile, scenarioSchemaText } from '../src/testing/schema-file.js';
 
 function errorOf(text: string, file = 'suite.yaml'): ScenarioFileError {
@@ -86,9 +88,81 @@ describe('scenario files', () => {
     expect(errorOf('- just\n- a list\n')).toMatchObject({ line: 1 });
   });
 
+  it('report every mistake of a file, each with its line and key, in line order', () => {
+    const mistaken = good
+      .replace('expect: { says: noon, within_ms: 1500 }', 'expect: { sayz: noon, within_ms: soon }')
+      .replace('line: wideband', 'line: dialup')
+      .replace('expect: { says: "/harbour/i" }', 'expect: { says: "/harbour(/i" }');
+    const error = errorOf(mistaken);
+    expect(error.message.split('\n')).toEqual([
+      'suite.yaml:9: scenarios[0].steps[0].expect.says: not a valid regular expression: Invalid regular expression: /harbour(/i: Unterminated group',
+      'suite.yaml:11: scenarios[0].steps[1].expect.within_ms: Invalid input: expected number, received string',
+      'suite.yaml:11: scenarios[0].steps[1].expect.sayz: unknown key (see schemas/scenario.schema.json)',
+      'suite.yaml:15: scenarios[1].line: Invalid option: expected one of "phone"|"wideband"|"browser"',
+    ]);
+    expect([error.line, error.key]).toEqual([9, 'scenarios[0].steps[0].expect.says']);
+    expect(() => defineScenario({ name: 'bad regex', steps: [{ say: 'hi', expect: { heard: '/[a-/' } }] })).toThrow(/steps\[0\]\.expect\.heard: not a valid regular expression/);
+  });
+
+  it('name the scenario, line and key of a play: or llm.instructions file that cannot be read, before anything runs', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'shoal-scenarios-'));
+    await writeFile(join(dir, 'prompt.txt'), 'You take bookings.');
+    const file = join(dir, 'suite.yaml');
+    await writeFile(
+      file,
+      `llm: { url: "http://127.0.0.1:9/v1", instructions: prompt.txt }
+scenarios:
+  - name: greets
+    steps:
+      - expect: { says: hello }
+  - name: plays a missing clip
+    steps:
+      - say: hi
+      - play: clips/yes.wav
+  - name: has its own prompt
+    llm: { url: "http://127.0.0.1:9/v1", instructions: missing-prompt.txt }
+    steps:
+      - say: hi
+`,
+    );
+    const error = (await loadScenarios(file).catch((caught: unknown) => caught)) as ScenarioFileError;
+    expect(error).toBeInstanceOf(ScenarioFileError);
+    expect(error.message.split('\n')).toEqual([
+      `${file}:9: scenarios[1].steps[1].play: no such file: ${join(dir, 'clips/yes.wav')} (scenario "plays a missing clip")`,
+      `${file}:11: scenarios[2].llm.instructions: no such file: ${join(dir, 'missing-prompt.txt')} (scenario "has its own prompt")`,
+    ]);
+  });
+
+  it('take a simulated caller instead of steps, merged from file and scenario, and name the line of what it lacks', () => {
+    const simulated = `agent: receptionist
+caller: { voice: slt, llm: { url: "http://127.0.0.1:9/v1", model: caller } }
+scenarios:
+  - name: asks the hours
+    caller: { persona: a local, goal: learn the hours, max_turns: 3 }
+    expect: { goal: reached, says: noon, tool: { name: book_table } }
+  - name: no goal
+    caller: { persona: a local }
+  - name: nothing at all
+    expect: { turns: 1 }
+`;
+    const error = errorOf(simulated);
+    expect(error.message.split('\n')).toEqual([
+      'suite.yaml:8: scenarios[1].caller: a simulated caller needs goal (it has persona)',
+      'suite.yaml:9: scenarios[2]: a scenario needs steps, or a simulated caller (caller: { persona, goal, llm })',
+    ]);
+    const [scenario] = parseScenarios(simulated.slice(0, simulated.indexOf('  - name: no goal')), 'suite.yaml');
+    expect(scenario!.caller).toEqual({ voice: 'slt', gapMs: 400, simulated: { persona: 'a local', goal: 'learn the hours', llm: { url: 'http://127.0.0.1:9/v1', model: 'caller' }, maxTurns: 3 } });
+    expect(scenario!.steps).toEqual([]);
+    expect(errorOf(simulated.replace(', llm: { url: "http://127.0.0.1:9/v1", model: caller }', ''))).toMatchObject({ line: 5, problem: 'a simulated caller needs llm: { url, model }' });
+    expect(errorOf(simulated.replace('max_turns: 3', 'max_turns: 0'))).toMatchObject({ line: 5, key: 'scenarios[0].caller.max_turns' });
+    expect(errorOf(simulated.replace('goal: reached', 'goal: sort of'))).toMatchObject({ line: 6, key: 'scenarios[0].expect.goal' });
+  });
+
   it('load the scenario files of a directory, skipping other YAML (scripts)', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'shoal-scenarios-'));
     await mkdir(join(dir, 'nested'));
+    await mkdir(join(dir, 'clips'));
+    await writeFile(join(dir, 'clips', 'yes.wav'), '');
     await writeFile(join(dir, 'a.yaml'), good);
     await writeFile(join(dir, 'nested', 'b.json'), JSON.stringify({ agent: 'echo', scenarios: [{ name: 'b', steps: [{ say: 'hi' }] }] }));
     await writeFile(join(dir, 'script.yaml'), 'name: ivr\nstart: a\nstates: {}\n');
@@ -152,5 +226,27 @@ turns:
 
   it('name the line of what Shoal cannot read in them', () => {
     expect(errorOf(pipecat.replace('event: user_transcription', 'event: bot_blinked'), 'evals.yaml')).toMatchObject({ line: 8, key: 'turns[1].expect[0].event' });
+  });
+});
+
+describe('the agent of a scenario that names none', () => {
+  it('is the LLM agent of --llm-url (model, key, instructions), and a missing instructions file names the key', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'shoal-llm-url-'));
+    await writeFile(join(dir, 'prompt.txt'), 'You answer questions about parcels.');
+    const [scenario] = parseScenarios('name: pipecat_greeting\nturns:\n  - user: hello\n', join(dir, 'evals.yaml'));
+    const server = await new FakeOpenAiServer().start();
+    try {
+      server.handlers.push(says('Hello there.'));
+      const dialogue = await scenarioDialogue(scenario!, {}, { llm: { url: server.baseUrl, model: 'parcel-model', key: 'sk-test', instructions: join(dir, 'prompt.txt') } });
+      await lastValueFrom(dialogue.respond({ history: [], userText: 'hello' }).pipe(toArray()));
+      expect(server.seen[0]!.body.model).toBe('parcel-model');
+      expect(server.seen[0]!.headers['authorization']).toBe('Bearer sk-test');
+      expect(server.seen[0]!.body.messages![0]).toMatchObject({ role: 'system', content: expect.stringContaining('You answer questions about parcels.') });
+    } finally {
+      await server.close();
+    }
+    await expect(scenarioDialogue(scenario!, {}, { llm: { url: 'http://127.0.0.1:9/v1', instructions: join(dir, 'missing.txt') } })).rejects.toThrow(
+      `${join(dir, 'evals.yaml')}: llm.instructions: cannot read ${join(dir, 'missing.txt')} (ENOENT)`,
+    );
   });
 });

@@ -5,14 +5,18 @@ import { checkCall } from '../src/testing/checks.js';
 import type { ScenarioSpec, StepExpectation, CallExpectation } from '../src/testing/schema.js';
 import { callsTools, FakeOpenAiServer, says } from './fake-openai-server.js';
 import { EchoDialogue } from '../plugins/index.js';
+import { createEmbeddedAgentStack, type CallSession, type EmbeddedAgentStack, type Transport, type VoiceAgent } from '../src/agent/index.js';
 
 // One stack for the file; the calls are short and the checks are replayed against their logs.
+let stack: EmbeddedAgentStack;
 let runner: ScenarioRunner;
 beforeAll(async () => {
-  runner = await ScenarioRunner.open();
+  stack = await createEmbeddedAgentStack();
+  runner = await ScenarioRunner.open({ stack });
 }, 120_000);
 afterAll(async () => {
   await runner?.close();
+  await stack?.close();
 });
 
 const receptionist: ScenarioSpec = {
@@ -226,5 +230,35 @@ describe('an llm: agent and a judge', () => {
     const asked = JSON.stringify(judgeServer.seen[0]!.body.messages);
     expect(asked).toContain("Criterion: the agent takes the caller's name");
     expect(asked).toContain('Booked for two on Friday. Goodbye!');
+  }, 120_000);
+});
+
+describe('a call that throws', () => {
+  it('comes back as an error result, the call hung up and its engines released, and the runner goes on', async () => {
+    const real = stack.agentFor(new EchoDialogue({ greeting: 'Echo here.' }));
+    let session: CallSession | undefined;
+    let settles = 0;
+    // An agent whose call breaks a second into the call: the driver's wait for it to settle throws.
+    const breaking = {
+      handle: (transport: Transport, overrides: Parameters<VoiceAgent['handle']>[1]) => {
+        session = real.handle(transport, overrides);
+        return new Proxy(session, {
+          get: (target, key) =>
+            key === 'settled'
+              ? async () => {
+                  if (++settles > 50) throw new Error('the agent broke');
+                  await target.settled();
+                }
+              : Reflect.get(target, key, target),
+        });
+      },
+    } as unknown as VoiceAgent;
+    const scenario = defineScenario({ name: 'breaks', steps: [{ say: 'good morning', expect: { says: 'you said' } }] });
+    const result = await runner.run(scenario, { agent: breaking });
+    expect(result).toMatchObject({ name: 'breaks', passed: false, failures: [], error: 'the agent broke' });
+    expect(session!.isEnded).toBe(true);
+    expect((await session!.summary).reason).toBe('the scenario runner stopped the call');
+    const after = await runner.run(scenario, { dialogue: () => new EchoDialogue({ greeting: 'Echo here.' }) });
+    expect(after.failures).toEqual([]);
   }, 120_000);
 });

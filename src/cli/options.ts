@@ -128,10 +128,11 @@ export interface TalkCommandOptions extends LlmCommandOptions {
   logLevel?: LogLevel;
 }
 
-/** `shoal test`. */
-export interface TestCommandOptions {
+/** `shoal test`; the `--llm-*` options are the agent of files that name none. */
+export interface TestCommandOptions extends LlmCommandOptions {
   json?: boolean;
   junit?: string;
+  report?: string;
   runs: number;
   seed?: number;
   grep?: string;

@@ -1,19 +1,24 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
-import { basename, dirname, extname, join } from 'node:path';
+import { basename, dirname, extname, join, resolve } from 'node:path';
 import {
   checkScenarioSetup,
   failureReport,
+  figuresLine,
+  htmlReport,
   junitXml,
   loadScenarios,
   resultLine,
+  reportRecord,
   resultRecord,
   ScenarioFileError,
   ScenarioRunner,
   ScenarioSetupError,
   stereoWav,
+  suiteReport,
   type Scenario,
   type ScenarioResult,
 } from '../testing/index.js';
+import type { LlmSettings } from '../testing/schema.js';
 import type { TestCommandOptions } from './options.js';
 
 export const exitCodes = { passed: 0, failed: 1, unusable: 2 } as const;
@@ -27,7 +32,7 @@ export async function runTests(paths: string[], options: TestCommandOptions): Pr
     scenarios = await loadScenarios(paths);
   } catch (error) {
     if (error instanceof ScenarioFileError) {
-      note(`shoal test: ${error.message}`);
+      for (const line of error.message.split('\n')) note(`shoal test: ${line}`);
       return exitCodes.unusable;
     }
     throw error;
@@ -40,7 +45,16 @@ export async function runTests(paths: string[], options: TestCommandOptions): Pr
     note(`shoal test: no scenario${options.grep ? ` matches --grep ${options.grep}` : ` in ${paths.join(' ')}`}`);
     return exitCodes.unusable;
   }
-  const defaultAgent = { ...(options.agent ? { agent: options.agent } : {}), ...(options.script ? { script: options.script } : {}) };
+  const stray = (['llmModel', 'llmKey', 'llmKeyFile', 'instructions'] as const).find((key) => options[key] !== undefined && !options.llmUrl);
+  if (stray) {
+    note(`shoal test: --${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} needs --llm-url`);
+    return exitCodes.unusable;
+  }
+  const defaultAgent = {
+    ...(options.agent ? { agent: options.agent } : {}),
+    ...(options.script ? { script: options.script } : {}),
+    ...(options.llmUrl ? { llm: llmOf(options, options.llmUrl) } : {}),
+  };
   try {
     for (const scenario of scenarios) await checkScenarioSetup(scenario, defaultAgent);
   } catch (error) {
@@ -59,6 +73,7 @@ export async function runTests(paths: string[], options: TestCommandOptions): Pr
     defaultAgent,
   });
   const results: ScenarioResult[] = [];
+  let stopped: unknown;
   try {
     let next = 0;
     const worker = async () => {
@@ -74,41 +89,42 @@ export async function runTests(paths: string[], options: TestCommandOptions): Pr
         if (!result.passed && options.record) note(`  recorded ${await record(result, options.record)}`);
       }
     };
-    await Promise.all(Array.from({ length: Math.min(options.concurrency, runs.length) }, worker));
-  } catch (error) {
-    if (error instanceof ScenarioSetupError) {
-      note(`shoal test: ${error.message}`);
-      return exitCodes.unusable;
-    }
-    throw error;
+    // Every worker settles (its call hung up) before the stack closes, even when one of them stops on an error.
+    const settled = await Promise.allSettled(Array.from({ length: Math.min(options.concurrency, runs.length) }, worker));
+    stopped = settled.find((outcome) => outcome.status === 'rejected')?.reason;
   } finally {
     await runner.close();
   }
+  if (stopped !== undefined) throw stopped;
   if (options.junit) await writeAtomically(options.junit, junitXml(results));
+  if (options.report) await writeAtomically(options.report, htmlReport(results));
   const failed = results.filter((result) => !result.passed);
-  if (!options.json) say(summary(results, scenarios, options.runs, performance.now() - started));
+  if (options.json) say(JSON.stringify(reportRecord(suiteReport(results))));
+  else say(summary(results, options.runs, performance.now() - started));
   return failed.length > 0 ? exitCodes.failed : exitCodes.passed;
+}
+
+function llmOf(options: TestCommandOptions, url: string): LlmSettings {
+  const key = options.llmKey ?? options.llmKeyFile;
+  return { url, ...(options.llmModel ? { model: options.llmModel } : {}), ...(key ? { key } : {}), ...(options.instructions ? { instructions: resolve(options.instructions) } : {}) };
 }
 
 function seedOf(scenario: Scenario, options: TestCommandOptions, run: number): number {
   return (options.seed ?? scenario.conditions.seed ?? 1) + run;
 }
 
-function summary(results: readonly ScenarioResult[], scenarios: readonly Scenario[], runs: number, wallMs: number): string {
+function summary(results: readonly ScenarioResult[], runs: number, wallMs: number): string {
   const passed = results.filter((result) => result.passed).length;
   const callMs = results.reduce((sum, result) => sum + result.durationMs, 0);
+  const report = suiteReport(results);
   const lines = [
     '',
     `${passed === results.length ? '✓' : '✗'} ${passed}/${results.length} ${runs > 1 ? 'runs' : 'scenarios'} passed in ${(wallMs / 1000).toFixed(1)} s ` +
       `(${(callMs / 1000).toFixed(1)} s of calls; the engines' start included)`,
+    `  suite: ${figuresLine(report.suite)}`,
   ];
-  if (runs > 1) {
-    for (const scenario of scenarios) {
-      const own = results.filter((result) => result.name === scenario.name && result.file === scenario.file);
-      lines.push(`  ${own.filter((result) => result.passed).length}/${own.length} passed: ${scenario.name}`);
-    }
-  }
-  const skipped = results.reduce((sum, result) => sum + result.skipped.length, 0);
+  if (runs > 1) for (const scenario of report.scenarios) lines.push(`  ${scenario.name}: ${figuresLine(scenario)}`);
+  const skipped = report.suite.judged.skipped;
   if (skipped) lines.push(`  ${skipped} judge criteria skipped (give --judge-url to check them)`);
   return lines.join('\n');
 }

@@ -2,6 +2,7 @@ import { access, readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Dialogue, VoiceAgent } from '../agent/index.js';
 import type { Scenario } from './scenario.js';
+import type { LlmSettings } from './schema.js';
 
 /** Where a scenario's agent comes from when the library is handed one instead of a name. */
 export interface AgentChoice {
@@ -15,6 +16,8 @@ export interface AgentChoice {
 export interface DefaultAgent {
   agent?: string;
   script?: string;
+  /** An LLM agent (`--llm-url`); its `instructions` path is resolved from the working directory. */
+  llm?: LlmSettings;
 }
 
 /** A scenario cannot be run as written (an unknown agent, a missing script or clip): exit 2, like a bad file. */
@@ -31,14 +34,16 @@ export async function scenarioDialogue(scenario: Scenario, choice: AgentChoice =
   const fallback = scenario.agent === undefined && scenario.script === undefined && scenario.llm === undefined ? defaultAgent : undefined;
   const script = scenario.script !== undefined ? resolve(scenario.dir, scenario.script) : fallback?.script;
   const name = scenario.agent ?? fallback?.agent;
+  const llm = scenario.llm ?? fallback?.llm;
+  const llmDir = scenario.llm ? scenario.dir : process.cwd();
   try {
-    if (scenario.llm) {
+    if (llm) {
       const { ChatCompletionDialogue } = await import('../../plugins/index.js');
-      const instructions = scenario.llm.instructions ? (await readFile(resolve(scenario.dir, scenario.llm.instructions), 'utf8')).trim() : undefined;
-      const apiKey = scenario.llm.key ?? process.env.OPENAI_API_KEY;
+      const instructions = llm.instructions ? await readInstructions(resolve(llmDir, llm.instructions)) : undefined;
+      const apiKey = llm.key ?? process.env.OPENAI_API_KEY;
       return new ChatCompletionDialogue({
-        baseUrl: scenario.llm.url.replace(/\/+$/, ''),
-        model: scenario.llm.model ?? 'gpt-4o-mini',
+        baseUrl: llm.url.replace(/\/+$/, ''),
+        model: llm.model ?? 'gpt-4o-mini',
         greeting: 'Hello! How can I help you today?',
         endCallTool: true,
         expectTool: true,
@@ -57,7 +62,15 @@ export async function scenarioDialogue(scenario: Scenario, choice: AgentChoice =
   } catch (error) {
     throw new ScenarioSetupError(`${scenario.file ?? scenario.name}: ${error instanceof Error ? error.message : String(error)}`);
   }
-  throw new ScenarioSetupError(`${scenario.file ?? scenario.name}: no agent: give agent:, script: or llm: in the file (or --agent / --script)`);
+  throw new ScenarioSetupError(`${scenario.file ?? scenario.name}: no agent: give agent:, script: or llm: in the file (or --agent / --script / --llm-url)`);
+}
+
+async function readInstructions(file: string): Promise<string> {
+  try {
+    return (await readFile(file, 'utf8')).trim();
+  } catch (error) {
+    throw new Error(`llm.instructions: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
 }
 
 /** Checks, before any engine starts, that a scenario's agent can be made and its `play:` files can be read. */
@@ -65,8 +78,15 @@ export async function checkScenarioSetup(scenario: Scenario, defaultAgent?: Defa
   await scenarioDialogue(scenario, {}, defaultAgent);
   for (const [index, step] of scenario.steps.entries()) {
     if (step.play === undefined) continue;
-    await access(resolve(scenario.dir, step.play)).catch((error: NodeJS.ErrnoException) => {
-      throw new ScenarioSetupError(`${scenario.file ?? scenario.name}: step ${index + 1}: cannot read play: ${step.play} (${error.code ?? String(error)})`);
+    const play = resolve(scenario.dir, step.play);
+    await access(play).catch((error: NodeJS.ErrnoException) => {
+      throw new ScenarioSetupError(`${stepPlace(scenario, index)}: cannot read play: ${play} (${error.code ?? String(error)})`);
     });
   }
+}
+
+/** `FILE:LINE: scenario "NAME", step N`: where a step is written, for messages. */
+export function stepPlace(scenario: Scenario, index: number): string {
+  const line = scenario.lines?.steps[index];
+  return `${scenario.file ?? '(in code)'}${line !== undefined ? `:${line}` : ''}: scenario "${scenario.name}", step ${index + 1}`;
 }

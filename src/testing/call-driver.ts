@@ -1,8 +1,9 @@
 import type { CallSession, VoiceAgent } from '../agent/index.js';
 import { VirtualClock } from '../pipeline/index.js';
 import { formatTraceparent, newSpanId, newTraceId } from '../tracing/index.js';
-import { agentTurns, turnMs, type AgentTurn, type CallLog, type StepWindow, type TimedEvent } from './call-log.js';
+import { agentTurns, turnMs, type AgentTurn, type CallLog, type Conversation, type StepWindow, type TimedEvent } from './call-log.js';
 import type { Clip } from './caller-audio.js';
+import type { CallerModel } from './caller-model.js';
 import { LineConditions, type SentFrame } from './conditions.js';
 import { BrowserLine } from './browser-line.js';
 import type { Spurt } from './heard-audio.js';
@@ -27,6 +28,14 @@ const replyKeys = ['says', 'within_ms', 'tool', 'action', 'heard', 'interrupted'
 /** The clips of a scenario's steps, made before the call (by step index). */
 export type StepClips = ReadonlyMap<number, Clip>;
 
+/** A simulated caller: its model, its voice (a line to a clip at the line's rate) and its ear (agent audio to words). */
+export interface SimulatedCaller {
+  model: CallerModel;
+  maxTurns: number;
+  speak(text: string): Promise<Clip>;
+  hear(samples: Int16Array, sampleRate: number): Promise<string>;
+}
+
 /**
  * Puts one scenario's caller through `agent` on a media-stream line, on a virtual clock: 20 ms caller frames,
  * each followed by the agent settling (no engine work in flight), so time moves as fast as the CPU allows and
@@ -45,12 +54,14 @@ export class CallDriver {
   private speaking = 0;
   private pending: Int16Array | undefined;
   private pendingOffset = 0;
+  private conversation: Conversation | undefined;
 
   constructor(
     agent: VoiceAgent,
     private readonly scenario: Scenario,
     private readonly clips: StepClips,
     seed: number,
+    private readonly caller?: SimulatedCaller,
   ) {
     const parameters = { traceparent: this.traceparent };
     this.line = scenario.line === 'browser' ? new BrowserLine(this.clock, parameters) : new MediaStreamLine(dialects[scenario.line], this.clock, parameters);
@@ -72,8 +83,19 @@ export class CallDriver {
     return this.session.isEnded || !this.line.isOpen;
   }
 
+  /** Runs the call; whatever happens, the call is hung up and its engines released before this returns or throws. */
   async run(): Promise<CallLog> {
+    try {
+      return await this.call();
+    } finally {
+      if (!this.session.isEnded) this.session.hangup('the scenario runner stopped the call');
+      if (this.line.isOpen) this.line.hangUp();
+    }
+  }
+
+  private async call(): Promise<CallLog> {
     await this.settle();
+    if (this.caller) await this.converse(this.caller);
     for (const [index, step] of this.scenario.steps.entries()) {
       if (this.ended) break;
       await this.runStep(index, step, this.scenario.steps[index + 1]);
@@ -82,6 +104,11 @@ export class CallDriver {
       await this.waitFor(() => this.idle(), driverDefaults.maxWaitMs);
       await this.advance(driverDefaults.tailMs);
     }
+    return this.finish();
+  }
+
+  /** The caller hangs up (unless the agent did) and the call's log is made. */
+  private async finish(): Promise<CallLog> {
     const endedBy = this.ended ? 'agent' : 'caller';
     if (!this.ended) this.line.hangUp();
     const summary = await this.session.summary;
@@ -102,7 +129,66 @@ export class CallDriver {
       callerTrack: this.track(this.callerPieces, endMs),
       agentTrack: this.track(this.line.heard.pieces, endMs),
       sentMessages: { ...this.line.sent },
+      ...(this.conversation ? { conversation: this.conversation } : {}),
     };
+  }
+
+  /**
+   * The simulated caller's conversation: it waits for the agent's turn to end, hears it (the agent's audio as the
+   * speech service recognises it), asks its model what to say, says it; until its model ends the conversation, the
+   * agent ends the call, or it has spoken `maxTurns` times. The clock stands still while the caller thinks.
+   */
+  private async converse(caller: SimulatedCaller): Promise<void> {
+    const conversation: Conversation = { turns: [], ending: 'max_turns' };
+    this.conversation = conversation;
+    let since = 0;
+    for (;;) {
+      await this.waitFor(() => this.turnSince(since) !== undefined, this.scenario.replyTimeoutMs);
+      await this.waitFor(() => this.idle(), driverDefaults.maxWaitMs);
+      const last = conversation.turns.at(-1)?.window;
+      if (last) last.endMs = this.now;
+      if (this.ended) {
+        conversation.ending = 'agent_ended';
+        return;
+      }
+      const heard = await caller.hear(this.heardSince(since), this.line.sampleRate);
+      const turn: Conversation['turns'][number] = { heard, heardAtMs: this.now };
+      conversation.turns.push(turn);
+      if (conversation.turns.length > caller.maxTurns) return;
+      const move = await caller.model.next(heard);
+      if ('end' in move) {
+        conversation.ending = move.end;
+        conversation.reason = move.reason;
+        if (move.say === undefined) return;
+      }
+      const said = 'end' in move ? move.say! : move.say;
+      const clip = await caller.speak(said);
+      await this.advance(this.scenario.caller.gapMs);
+      if (this.ended) return;
+      const window: StepWindow = { step: -1, startMs: this.now, actionStartMs: this.now, endMs: this.now, action: `said "${said}"` };
+      turn.said = said;
+      turn.window = window;
+      since = this.now;
+      await this.playClip(clip, window);
+      if ('end' in move) {
+        await this.waitFor(() => this.turnSince(since) !== undefined, window.voiceEndMs! - this.now + this.scenario.replyTimeoutMs);
+        await this.waitFor(() => this.idle(), driverDefaults.maxWaitMs);
+        window.endMs = this.now;
+        return;
+      }
+    }
+  }
+
+  /** The agent audio the caller heard from `fromMs` on, end to end. */
+  private heardSince(fromMs: number): Int16Array {
+    const pieces = this.line.heard.pieces.filter((piece) => piece.atMs >= fromMs);
+    const out = new Int16Array(pieces.reduce((sum, piece) => sum + piece.samples.length, 0));
+    let offset = 0;
+    for (const piece of pieces) {
+      out.set(piece.samples, offset);
+      offset += piece.samples.length;
+    }
+    return out;
   }
 
   /** `next`: a next step that barges in on this step's reply is started while the reply plays. */
@@ -144,10 +230,7 @@ export class CallDriver {
     const clip = this.clips.get(index);
     if (clip) {
       window.action = step.say !== undefined ? `said "${step.say}"` : `played ${step.play}`;
-      window.voiceEndMs = this.now + clip.voiceEndMs;
-      this.pending = clip.samples;
-      this.pendingOffset = 0;
-      while (this.pending && !this.ended) await this.tick();
+      await this.playClip(clip, window);
     } else if (step.dtmf !== undefined) {
       window.action = `pressed ${step.dtmf}`;
       for (const digit of step.dtmf.toUpperCase()) {
@@ -159,6 +242,13 @@ export class CallDriver {
       window.action = `silent ${step.silence_ms} ms`;
       await this.advance(step.silence_ms);
     }
+  }
+
+  private async playClip(clip: Clip, window: StepWindow): Promise<void> {
+    window.voiceEndMs = this.now + clip.voiceEndMs;
+    this.pending = clip.samples;
+    this.pendingOffset = 0;
+    while (this.pending && !this.ended) await this.tick();
   }
 
   /**

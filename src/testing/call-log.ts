@@ -1,5 +1,6 @@
 import type { AgentEvent, SessionSummary, TurnReport } from '../agent/index.js';
 import type { Spurt } from './heard-audio.js';
+import type { CallerEnding } from './caller-model.js';
 
 /** An agent event and when it happened on the call's clock. */
 export interface TimedEvent {
@@ -34,6 +35,23 @@ export interface StepWindow {
   action?: string;
 }
 
+/** One exchange of a simulated caller: what it heard the agent say (as recognised), and the line it said back. */
+export interface ConversationTurn {
+  heard: string;
+  /** When the caller had heard it, on the call's clock. */
+  heardAtMs: number;
+  said?: string;
+  /** The caller speaking `said`. */
+  window?: StepWindow;
+}
+
+/** A simulated caller's conversation and how it ended. */
+export interface Conversation {
+  turns: ConversationTurn[];
+  ending: CallerEnding;
+  reason?: string;
+}
+
 /** Everything a scenario's call left behind, for the checks, the transcript and the recording. */
 export interface CallLog {
   events: TimedEvent[];
@@ -54,6 +72,8 @@ export interface CallLog {
   agentTrack: Int16Array;
   /** Messages the agent sent on the media stream, by event. */
   sentMessages: Record<string, number>;
+  /** A simulated caller's conversation, before the steps. */
+  conversation?: Conversation;
 }
 
 /** Builds the agent turns from the events, in order. */

@@ -1,4 +1,5 @@
 import { percentile } from '../agent/index.js';
+import { numbersAsDigits } from './number-text.js';
 import { parseTraceparent } from '../tracing/index.js';
 import { turnMs, type AgentTurn, type CallLog, type StepWindow } from './call-log.js';
 import type { Scenario } from './scenario.js';
@@ -25,11 +26,17 @@ export interface CheckOutcome {
   v2v: Array<{ step: number; ms: number }>;
 }
 
-/** A pattern of the scenario file: `/regex/flags`, else a case-insensitive substring. */
+/**
+ * A pattern of the scenario file: `/regex/flags` (tried on the text as written and with its numbers as digits),
+ * else a case-insensitive substring with numbers read as digits on both sides ("four one nine two" is "4192").
+ */
 export function matches(pattern: string, text: string): boolean {
   const regex = /^\/(.*)\/([a-z]*)$/s.exec(pattern);
-  if (regex) return new RegExp(regex[1]!, regex[2]).test(text);
-  return normalise(text).includes(normalise(pattern));
+  if (regex) {
+    const compiled = new RegExp(regex[1]!, regex[2]);
+    return compiled.test(text) || compiled.test(numbersAsDigits(text));
+  }
+  return numbersAsDigits(text).includes(numbersAsDigits(pattern));
 }
 
 function normalise(text: string): string {
@@ -72,6 +79,10 @@ export function checkCall(scenario: Scenario, log: CallLog): CheckOutcome {
     if (v2v !== undefined) outcome.v2v.push({ step: number, ms: v2v });
     if (step.expect) checkStep(step.expect, log, window, v2v, fail, (criterion, text) => outcome.judge.push({ step: number, criterion, text }));
   });
+  for (const turn of log.conversation?.turns ?? []) {
+    const v2v = turn.window && voiceToVoiceMs(log, turn.window);
+    if (v2v !== undefined) outcome.v2v.push({ step: 0, ms: v2v });
+  }
   checkWhole(scenario.expect, log, outcome);
   return outcome;
 }
@@ -122,13 +133,29 @@ function checkStep(
     const spoke = log.spurts.find((spurt) => spurt.startMs >= from && spurt.startMs < from + expect.no_reply_ms!);
     if (spoke) fail(`no_reply_ms ${expect.no_reply_ms}: the agent spoke after ${Math.round(spoke.startMs - from)} ms`);
   }
-  if (expect.interrupted) {
-    const barged = window.bargedTurn;
-    const turn = barged && log.turns.find((candidate) => candidate.turn === barged.turn && candidate.startMs === barged.startMs);
-    if (!turn) fail('interrupted: the caller did not speak over an agent turn');
-    else if (!turn.report?.interrupted) fail(`interrupted: the agent finished its turn ("${turn.report?.agentText ?? ''}") over the caller`);
-  }
+  if (expect.interrupted) checkInterrupted(log, window, fail);
   if (expect.judge !== undefined) judge(expect.judge, said);
+}
+
+/** The agent turn the caller spoke into stopped; a turn that had ended before the caller spoke was not barged in on. */
+function checkInterrupted(log: CallLog, window: StepWindow, fail: (message: string) => void): void {
+  const barged = window.bargedTurn;
+  const turn = barged && log.turns.find((candidate) => candidate.turn === barged.turn && candidate.startMs === barged.startMs);
+  if (!turn || turn.startMs === undefined) return fail('interrupted: the caller did not speak over an agent turn');
+  if (turn.report?.interrupted) return;
+  const said = turn.report?.agentText ?? '';
+  const spokeAt = window.actionStartMs ?? window.startMs;
+  const endedAt = heardEndMs(log, turn);
+  if (endedAt <= spokeAt)
+    return fail(`interrupted: the caller started ${Math.round(spokeAt - endedAt)} ms after the agent's turn ("${said}") ended: there was nothing to barge in on`);
+  fail(`interrupted: the agent went on with its turn ("${said}") to the end, ${Math.round(endedAt - spokeAt)} ms over the caller`);
+}
+
+/** When the caller heard the last of an agent turn: the end of the last audio spurt that began within it. */
+function heardEndMs(log: CallLog, turn: AgentTurn): number {
+  const until = turn.stopMs ?? log.endMs;
+  const spurts = log.spurts.filter((spurt) => spurt.startMs >= turn.startMs! && spurt.startMs <= until);
+  return Math.max(until, ...spurts.map((spurt) => spurt.endMs));
 }
 
 function windowMs(window: StepWindow): number {
@@ -165,6 +192,16 @@ export function heardIn(log: CallLog, window: StepWindow): string {
 
 function checkWhole(expect: CallExpectation, log: CallLog, outcome: CheckOutcome): void {
   const fail = (message: string) => outcome.failures.push({ message });
+  const { says, not_says, tool, not_tool, action } = expect;
+  const whole: StepWindow = { step: -1, startMs: 0, endMs: log.endMs + 1 };
+  const agentDoes = { says, not_says, tool, not_tool, action };
+  if (Object.values(agentDoes).some((value) => value !== undefined)) checkStep(agentDoes, log, whole, undefined, fail, () => undefined);
+  if (expect.goal !== undefined) {
+    const ending = log.conversation?.ending;
+    const wanted = expect.goal === 'reached' ? 'goal_reached' : 'goal_failed';
+    if (!log.conversation) fail(`goal ${expect.goal}: the scenario has no simulated caller`);
+    else if (ending !== wanted) fail(`goal ${expect.goal}: the caller's conversation ended with ${ending}${log.conversation.reason ? ` (${log.conversation.reason})` : ''}`);
+  }
   const turns = log.turns.filter((turn) => turn.report).length;
   if (typeof expect.turns === 'number' && turns !== expect.turns) fail(`turns ${expect.turns}: the call had ${turns}`);
   if (typeof expect.turns === 'object') {

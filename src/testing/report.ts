@@ -1,6 +1,7 @@
 import { relative } from 'node:path';
 import type { CallLog } from './call-log.js';
 import type { ScenarioResult } from './runner.js';
+import { figuresOf, type RunFigures, type SuiteReport } from './suite-report.js';
 
 /** One line of a call's transcript: when (call clock), the step it belongs to, who, and what. */
 export interface TranscriptLine {
@@ -19,6 +20,15 @@ export function transcript(log: CallLog): TranscriptLine[] {
   const lines: TranscriptLine[] = [];
   for (const window of log.windows) {
     if (window.action && window.actionStartMs !== undefined) lines.push({ atMs: window.actionStartMs, step: window.step + 1, who: 'caller', text: window.action });
+  }
+  for (const turn of log.conversation?.turns ?? []) {
+    lines.push({ atMs: turn.heardAtMs, who: 'caller', text: `heard "${turn.heard}"` });
+    if (turn.window?.actionStartMs !== undefined) lines.push({ atMs: turn.window.actionStartMs, who: 'caller', text: turn.window.action ?? '' });
+  }
+  if (log.conversation) {
+    const { ending, reason } = log.conversation;
+    const at = log.conversation.turns.at(-1)?.window?.endMs ?? log.conversation.turns.at(-1)?.heardAtMs ?? 0;
+    lines.push({ atMs: at, who: 'caller', text: `ended its conversation: ${ending.replace('_', ' ')}${reason ? ` (${reason})` : ''}` });
   }
   for (const turn of log.turns) {
     const report = turn.report;
@@ -51,6 +61,7 @@ function shown(file: string | undefined): string {
 
 /** `✓ name (file)  12.1 s call in 0.9 s, 13.4x` */
 export function resultLine(result: ScenarioResult): string {
+  if (result.error !== undefined) return `! ${result.name}  (${shown(result.file)}, seed ${result.seed}; error: ${result.error})`;
   const mark = result.passed ? '✓' : '✗';
   const timing = `${(result.durationMs / 1000).toFixed(1)} s call in ${(result.wallMs / 1000).toFixed(1)} s, ${result.speedup.toFixed(1)}x`;
   const skipped = result.skipped.length ? `, ${result.skipped.length} judge skipped` : '';
@@ -83,12 +94,61 @@ export function resultRecord(result: ScenarioResult): Record<string, unknown> {
     seed: result.seed,
     v2v_ms: result.v2v.map((entry) => ({ step: entry.step, ms: Math.round(entry.ms) })),
     skipped: result.skipped,
+    judged: result.judged.map((entry) => ({ step: entry.step ?? null, criterion: entry.criterion, verdict: entry.verdict, reason: entry.reason })),
+    barged_in: result.stats.bargedIn,
+    talked_over: result.stats.talkedOver,
+    tool_calls: result.stats.toolCalls,
+    ...(result.stats.callerEnding ? { caller: { lines: result.stats.callerLines, ending: result.stats.callerEnding } } : {}),
+    ...(result.error !== undefined ? { error: result.error } : {}),
+  };
+}
+
+/** The `--json` suite report (the last line), snake_case. */
+export function reportRecord(report: SuiteReport): Record<string, unknown> {
+  const figures = (entry: RunFigures) => ({
+    runs: entry.runs,
+    passed: entry.passed,
+    errors: entry.errors,
+    pass_rate: Number(entry.passRate.toFixed(3)),
+    turns: { min: entry.turns.min, max: entry.turns.max, mean: Number(entry.turns.mean.toFixed(2)) },
+    v2v_ms: { p50: entry.v2vMs.p50 ?? null, p95: entry.v2vMs.p95 ?? null, count: entry.v2vMs.count },
+    barged_in: entry.bargedIn,
+    talked_over: entry.talkedOver,
+    tool_calls: entry.toolCalls,
+    judged: entry.judged,
+    ...(entry.callerEndings ? { caller_endings: entry.callerEndings } : {}),
+  });
+  return {
+    report: {
+      suite: { scenarios: report.suite.scenarios, ...figures(report.suite) },
+      scenarios: report.scenarios.map((scenario) => ({ name: scenario.name, file: scenario.file ?? null, ...figures(scenario), failing: scenario.failing })),
+    },
   };
 }
 
 const xml = (text: string) => text.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
 
-/** JUnit XML: a testsuite per file, a testcase per scenario run, a failure element with the transcript. */
+/** JUnit properties: the figures of a set of runs. */
+function properties(figures: RunFigures, indent: string): string {
+  const values: Array<[string, string | number | undefined]> = [
+    ['pass_rate', figures.passRate.toFixed(3)],
+    ['v2v_p50_ms', figures.v2vMs.p50],
+    ['v2v_p95_ms', figures.v2vMs.p95],
+    ['turns_mean', figures.turns.mean.toFixed(2)],
+    ['barged_in', figures.bargedIn],
+    ['talked_over', figures.talkedOver],
+    ['tool_calls', Object.entries(figures.toolCalls).map(([name, count]) => `${name}:${count}`).join(' ') || undefined],
+    ['judge_skipped', figures.judged.skipped || undefined],
+    ['judge_maybe', figures.judged.maybe || undefined],
+  ];
+  const shownValues = values.filter(([, value]) => value !== undefined);
+  return `${indent}<properties>${shownValues.map(([name, value]) => `<property name="${name}" value="${xml(String(value))}"/>`).join('')}</properties>`;
+}
+
+/**
+ * JUnit XML: a testsuite per file (its figures as properties), a testcase per scenario run (its own), a failure
+ * element with the transcript, an error element for a run that threw.
+ */
 export function junitXml(results: readonly ScenarioResult[]): string {
   const byFile = new Map<string, ScenarioResult[]>();
   for (const result of results) {
@@ -96,22 +156,24 @@ export function junitXml(results: readonly ScenarioResult[]): string {
     byFile.set(key, [...(byFile.get(key) ?? []), result]);
   }
   const suites = [...byFile].map(([file, cases]) => {
-    const failures = cases.filter((result) => !result.passed).length;
+    const errors = cases.filter((result) => result.error !== undefined).length;
+    const failures = cases.filter((result) => !result.passed).length - errors;
     const seconds = cases.reduce((sum, result) => sum + result.wallMs, 0) / 1000;
     const body = cases
       .map((result) => {
         const name = xml(result.name + (cases.filter((other) => other.name === result.name).length > 1 ? ` (seed ${result.seed})` : ''));
-        const open = `    <testcase classname="${xml(file)}" name="${name}" time="${(result.wallMs / 1000).toFixed(3)}"`;
-        const skipped = result.skipped.length ? `\n      <properties><property name="judge_skipped" value="${result.skipped.length}"/></properties>` : '';
-        if (result.passed) return `${open}>${skipped}\n    </testcase>`;
+        const open = `    <testcase classname="${xml(file)}" name="${name}" time="${(result.wallMs / 1000).toFixed(3)}">\n${properties(figuresOf([result]), '      ')}`;
+        if (result.error !== undefined) return `${open}\n      <error message="${xml(result.error)}" type="ScenarioError"/>\n    </testcase>`;
+        if (result.passed) return `${open}\n    </testcase>`;
         const message = xml(result.failures.map((failure) => `${failure.step !== undefined ? `step ${failure.step}: ` : ''}${failure.message}`).join('; '));
-        return `${open}>${skipped}\n      <failure message="${message}" type="ScenarioFailure">${xml(failureReport(result))}</failure>\n    </testcase>`;
+        return `${open}\n      <failure message="${message}" type="ScenarioFailure">${xml(failureReport(result))}</failure>\n    </testcase>`;
       })
       .join('\n');
-    return `  <testsuite name="${xml(file)}" tests="${cases.length}" failures="${failures}" errors="0" skipped="0" time="${seconds.toFixed(3)}">\n${body}\n  </testsuite>`;
+    return `  <testsuite name="${xml(file)}" tests="${cases.length}" failures="${failures}" errors="${errors}" skipped="0" time="${seconds.toFixed(3)}">\n${properties(figuresOf(cases), '    ')}\n${body}\n  </testsuite>`;
   });
-  const failures = results.filter((result) => !result.passed).length;
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="shoal test" tests="${results.length}" failures="${failures}">\n${suites.join('\n')}\n</testsuites>\n`;
+  const errors = results.filter((result) => result.error !== undefined).length;
+  const failures = results.filter((result) => !result.passed).length - errors;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="shoal test" tests="${results.length}" failures="${failures}" errors="${errors}">\n${suites.join('\n')}\n</testsuites>\n`;
 }
 
 /** The call as a stereo WAV: the caller (as the line carried them) on the left, the agent (as heard) on the right. */

@@ -1,11 +1,15 @@
 import type { EmbeddedAgentStack } from '../agent/index.js';
 import { createEmbeddedAgentStack } from '../agent/index.js';
-import { scenarioDialogue, ScenarioSetupError, type AgentChoice, type DefaultAgent } from './agent-choice.js';
-import { CallDriver, type StepClips } from './call-driver.js';
+import { scenarioDialogue, ScenarioSetupError, stepPlace, type AgentChoice, type DefaultAgent } from './agent-choice.js';
+import { CallDriver, type SimulatedCaller, type StepClips } from './call-driver.js';
 import type { CallLog } from './call-log.js';
 import { CallerVoice, type Clip } from './caller-audio.js';
 import { checkCall, type Failure } from './checks.js';
-import { judge, type JudgeOptions } from './judge.js';
+import { judge, type JudgedCriterion, type JudgeOptions } from './judge.js';
+import { callStats, type CallStats } from './call-stats.js';
+import { CallerModel } from './caller-model.js';
+import { encodeWav } from '../audio/index.js';
+import { unsampledTraceparent } from '../tracing/index.js';
 import { TraceWitness } from './trace-witness.js';
 import type { Scenario } from './scenario.js';
 
@@ -24,10 +28,16 @@ export interface ScenarioResult {
   /** durationMs / wallMs. */
   speedup: number;
   seed: number;
-  /** Voice-to-voice of each step with a caller's voice and a reply, ms. */
+  /** Voice-to-voice of each step (or simulated caller's line: step 0) with a caller's voice and a reply, ms. */
   v2v: Array<{ step: number; ms: number }>;
   /** `judge:` criteria not checked (no judge URL). */
   skipped: Array<{ step?: number; criterion: string }>;
+  /** The judge's verdicts: pass, fail (also a failure) or maybe (not one), with its reason. */
+  judged: JudgedCriterion[];
+  /** What the call came to, for the suite report. */
+  stats: CallStats;
+  /** The scenario could not be run to its end (an exception): it counts as an error, not a failure. */
+  error?: string;
   /** Everything the call left behind (transcript, events, audio tracks). */
   log?: CallLog;
 }
@@ -69,29 +79,57 @@ export class ScenarioRunner {
     return new ScenarioRunner(stack, !options.stack, options);
   }
 
+  /** Runs one scenario's call; a call that throws comes back as a result with `error` (the call hung up). */
   async run(scenario: Scenario, options: RunOptions = {}): Promise<ScenarioResult> {
     const seed = options.seed ?? scenario.conditions.seed ?? 1;
+    const started = performance.now();
+    try {
+      return await this.call(scenario, options, seed, started);
+    } catch (error) {
+      const wallMs = performance.now() - started;
+      return {
+        name: scenario.name,
+        ...(scenario.file !== undefined ? { file: scenario.file } : {}),
+        passed: false,
+        failures: [],
+        turns: 0,
+        durationMs: 0,
+        wallMs,
+        speedup: 0,
+        seed,
+        v2v: [],
+        skipped: [],
+        judged: [],
+        stats: callStats(undefined),
+        error: error instanceof Error ? error.message : String(error),
+      };
+    }
+  }
+
+  private async call(scenario: Scenario, options: RunOptions, seed: number, started: number): Promise<ScenarioResult> {
     const witness = options.agent ? undefined : new TraceWitness();
     const agent = options.agent ?? this.stack.agentFor(await scenarioDialogue(scenario, options, this.options.defaultAgent), { mode: scenario.mode, tracer: witness });
     const clips = await this.clipsFor(scenario);
-    const started = performance.now();
-    const log = await new CallDriver(agent, scenario, clips, seed).run();
+    const log = await new CallDriver(agent, scenario, clips, seed, this.simulatedCaller(scenario, seed)).run();
     if (witness) log.traces = Object.fromEntries(witness.traces);
     const wallMs = performance.now() - started;
     const outcome = checkCall(scenario, log);
     const failures = [...outcome.failures];
     const skipped: ScenarioResult['skipped'] = [];
+    const judged: JudgedCriterion[] = [];
     const judgeOptions = options.judge ?? this.options.judge;
     for (const question of outcome.judge) {
+      const step = question.step !== undefined ? { step: question.step } : {};
       if (!judgeOptions) {
-        skipped.push({ ...(question.step !== undefined ? { step: question.step } : {}), criterion: question.criterion });
+        skipped.push({ ...step, criterion: question.criterion });
         continue;
       }
       try {
         const verdict = await judge(question, judgeOptions);
-        if (!verdict.pass) failures.push({ ...(question.step !== undefined ? { step: question.step } : {}), message: `judge "${question.criterion}": ${verdict.reason}` });
+        judged.push({ ...step, criterion: question.criterion, ...verdict });
+        if (verdict.verdict === 'fail') failures.push({ ...step, message: `judge "${question.criterion}": ${verdict.reason}` });
       } catch (error) {
-        failures.push({ ...(question.step !== undefined ? { step: question.step } : {}), message: `judge "${question.criterion}": the judge could not be asked: ${error instanceof Error ? error.message : String(error)}` });
+        failures.push({ ...step, message: `judge "${question.criterion}": the judge could not be asked: ${error instanceof Error ? error.message : String(error)}` });
       }
     }
     failures.sort((a, b) => (a.step ?? Infinity) - (b.step ?? Infinity));
@@ -107,7 +145,31 @@ export class ScenarioRunner {
       seed,
       v2v: outcome.v2v,
       skipped,
+      judged,
+      stats: callStats(log),
       log,
+    };
+  }
+
+  /** The scenario's caller played by an LLM, if it has one: it speaks in the caller's voice and hears through the speech service. */
+  private simulatedCaller(scenario: Scenario, seed: number): SimulatedCaller | undefined {
+    const settings = scenario.caller.simulated;
+    if (!settings) return undefined;
+    const rate = scenario.line === 'phone' ? 8000 : 16000;
+    const client = this.stack.client;
+    return {
+      model: new CallerModel(settings, seed),
+      maxTurns: settings.maxTurns,
+      speak: (text) => this.voice.say(text, scenario.caller.voice, rate),
+      hear: async (samples, sampleRate) => {
+        if (samples.length === 0) return '';
+        // The service transcribes 1 s or more: a short reply ("Okay.") is padded with the silence that followed it.
+        const padded = new Int16Array(Math.max(samples.length, Math.ceil(sampleRate * minHeardSeconds)));
+        padded.set(samples);
+        // Under an unsampled trace: the caller's ear is no part of the call under test.
+        const heard = await client.transcribe(encodeWav(padded, sampleRate), { traceparent: unsampledTraceparent() });
+        return heard.text.trim();
+      },
     };
   }
 
@@ -124,12 +186,15 @@ export class ScenarioRunner {
         if (step.say !== undefined) clips.set(index, await this.voice.say(step.say, scenario.caller.voice, rate));
         else if (step.play !== undefined) clips.set(index, await this.voice.play(step.play, scenario.dir, rate));
       } catch (error) {
-        throw new ScenarioSetupError(`${scenario.file ?? scenario.name}: step ${index + 1}: ${error instanceof Error ? error.message : String(error)}`);
+        throw new ScenarioSetupError(`${stepPlace(scenario, index)}: ${error instanceof Error ? error.message : String(error)}`);
       }
     }
     return clips;
   }
 }
+
+/** A simulated caller's ear pads what it heard to this length (the speech service's shortest transcription). */
+const minHeardSeconds = 1.2;
 
 /** Runs one scenario on a stack of its own (started and closed here); for many, open a `ScenarioRunner` once. */
 export async function runScenario(scenario: Scenario, options: RunOptions & RunnerOptions = {}): Promise<ScenarioResult> {

@@ -1,32 +1,55 @@
 import { z } from 'zod';
 
+/** What is wrong with a `/regex/flags` pattern, or undefined (a substring, or a regex that compiles). */
+export function patternProblem(pattern: string): string | undefined {
+  const regex = /^\/(.*)\/([a-z]*)$/s.exec(pattern);
+  if (!regex) return undefined;
+  try {
+    new RegExp(regex[1]!, regex[2]);
+    return undefined;
+  } catch (error) {
+    return `not a valid regular expression: ${error instanceof Error ? error.message : String(error)}`;
+  }
+}
+
 /** A substring, or `/regex/flags`. */
-const textPattern = z.string().min(1).describe('a substring (case-insensitive), or /regex/flags');
+const textPattern = z
+  .string()
+  .min(1)
+  .superRefine((pattern, context) => {
+    const problem = patternProblem(pattern);
+    if (problem) context.addIssue({ code: 'custom', message: problem });
+  })
+  .describe('a substring (case-insensitive), or /regex/flags');
 
 const ms = z.number().nonnegative();
 const textPatterns = z.union([textPattern, z.array(textPattern).min(1)]);
 
 const action = z.union([
   z.enum(['end_call', 'transfer']),
-  z.strictObject({ type: z.literal('transfer'), to: z.string().min(1).describe('the number, SIP URI or named target the call is transferred to') }),
+  z.strictObject({ type: z.literal('transfer'), to: textPattern.describe('the number, SIP URI or named target the call is transferred to') }),
 ]);
+
+const toolExpectation = z.strictObject({
+  name: z.string().min(1),
+  args: z.record(z.string(), z.unknown()).optional().describe('matched as a subset of the call arguments'),
+  times: z.number().int().positive().optional().describe('exactly this many such calls (default: at least one)'),
+});
+
+/** What the agent says and does, in a step's reply or over the whole call. */
+const agentDoes = {
+  says: textPatterns.optional().describe('what the agent says (a list: every one)'),
+  not_says: textPatterns.optional().describe('what the agent must not say (a list: none of them)'),
+  tool: toolExpectation.optional().describe('a tool the agent calls'),
+  not_tool: z.string().min(1).optional().describe('a tool the agent must not call'),
+  action: action.optional().describe('the agent ends the call (end_call) or transfers it (transfer, or {type: transfer, to})'),
+};
 
 /** What the agent's next turn after a step must do (all keys optional; all given must hold). */
 export const stepExpectationSchema = z
   .strictObject({
-    says: textPatterns.optional().describe('what the agent says in its reply (a list: every one)'),
-    not_says: textPatterns.optional().describe('what the agent must not say in its reply (a list: none of them)'),
+    ...agentDoes,
     within_ms: ms.optional().describe("voice to voice: the caller's last voice sample to the agent's first audio sample, as the caller hears them"),
-    tool: z
-      .strictObject({
-        name: z.string().min(1),
-        args: z.record(z.string(), z.unknown()).optional().describe('matched as a subset of the call arguments'),
-        times: z.number().int().positive().optional().describe('exactly this many such calls in the reply (default: at least one)'),
-      })
-      .optional()
-      .describe('a tool the agent calls in its reply'),
-    not_tool: z.string().min(1).optional().describe('a tool the agent must not call in its reply'),
-    action: action.optional().describe('the agent ends the call (end_call) or transfers it (transfer, or {type: transfer, to})'),
     heard: textPattern.optional().describe("what the agent's recogniser heard the caller say"),
     no_reply_ms: ms.optional().describe('the agent says nothing for this long after the step'),
     interrupted: z.literal(true).optional().describe('the agent turn the caller barged in on stopped'),
@@ -55,6 +78,8 @@ export const stepSchema = z
 
 export const callExpectationSchema = z
   .strictObject({
+    ...agentDoes,
+    goal: z.enum(['reached', 'failed']).optional().describe("a simulated caller's model ended the call saying its goal was reached (or failed)"),
     turns: z
       .union([z.number().int().nonnegative(), z.strictObject({ min: z.number().int().nonnegative().optional(), max: z.number().int().nonnegative().optional() })])
       .optional()
@@ -75,19 +100,28 @@ export const conditionsSchema = z
   })
   .describe("the line's conditions, applied to the caller's frames");
 
-export const callerSchema = z
-  .strictObject({
-    voice: z.string().min(1).optional().describe('voice of say steps (a built-in voice such as rms, slt, awb, kal16, or a voice model id)'),
-    gap_ms: ms.optional().describe('how long the caller waits after the agent stops before speaking'),
-  })
-  .describe('the simulated caller');
+const modelUrl = z.url().describe('base URL of an OpenAI-compatible API, ending in /v1');
 
 export const llmSchema = z.strictObject({
-  url: z.url().describe('base URL of an OpenAI-compatible API, ending in /v1'),
+  url: modelUrl,
   model: z.string().min(1).optional(),
   instructions: z.string().min(1).optional().describe('a text file with the system prompt (relative to the scenario file)'),
   key: z.string().optional().describe('API key; $OPENAI_API_KEY when absent'),
 });
+
+export const callerSchema = z
+  .strictObject({
+    voice: z.string().min(1).optional().describe('voice of say steps and of a simulated caller (a built-in voice such as rms, slt, awb, kal16, or a voice model id)'),
+    gap_ms: ms.optional().describe('how long the caller waits after the agent stops before speaking'),
+    persona: z.string().min(1).optional().describe('a simulated caller: who it is and how it talks'),
+    goal: z.string().min(1).optional().describe('a simulated caller: what it wants from the call; its model ends the call when reached or failed'),
+    llm: z
+      .strictObject({ url: modelUrl, model: z.string().min(1).optional(), key: z.string().optional().describe('API key; $OPENAI_API_KEY when absent') })
+      .optional()
+      .describe("a simulated caller's model: an OpenAI-compatible chat API"),
+    max_turns: z.number().int().positive().optional().describe('a simulated caller speaks at most this many times (default 8)'),
+  })
+  .describe('the caller: the voice of say steps, or a caller played by an LLM (persona, goal, llm)');
 
 const settings = {
   agent: z.string().min(1).optional().describe('a ready-made agent: receptionist, support, echo'),
@@ -109,10 +143,26 @@ export const scenarioSchema = z
   .strictObject({
     name: z.string().min(1),
     ...settings,
-    steps: z.array(stepSchema).min(1),
+    steps: z.array(stepSchema).min(1).optional().describe('the caller\'s steps, in order (after a simulated caller\'s conversation, if any)'),
     expect: callExpectationSchema.optional(),
   })
   .superRefine(oneAgent);
+
+/**
+ * A scenario has steps or a simulated caller (a `goal`, merged from file and scenario); a simulated caller has a
+ * model (`llm`), and `persona`/`max_turns` go with a goal. A file's `caller.llm` alone is shared by its scenarios' goals.
+ */
+function callerOrSteps(file: { caller?: Caller | undefined; scenarios: Array<{ caller?: Caller | undefined; steps?: unknown[] | undefined }> }, context: z.RefinementCtx): void {
+  file.scenarios.forEach((scenario, index) => {
+    const caller = { ...file.caller, ...scenario.caller };
+    const at = scenario.caller && (['goal', 'persona', 'max_turns', 'llm'] as const).some((key) => scenario.caller![key] !== undefined) ? ['scenarios', index, 'caller'] : ['caller'];
+    const given = (['persona', 'max_turns'] as const).filter((key) => caller[key] !== undefined);
+    if (caller.goal !== undefined && caller.llm === undefined) context.addIssue({ code: 'custom', message: 'a simulated caller needs llm: { url, model }', path: at });
+    else if (caller.goal === undefined && given.length) context.addIssue({ code: 'custom', message: `a simulated caller needs goal (it has ${given.join(', ')})`, path: at });
+    else if (caller.goal === undefined && scenario.steps === undefined)
+      context.addIssue({ code: 'custom', message: 'a scenario needs steps, or a simulated caller (caller: { persona, goal, llm })', path: ['scenarios', index] });
+  });
+}
 
 export const scenarioFileSchema = z
   .strictObject({
@@ -121,6 +171,7 @@ export const scenarioFileSchema = z
     scenarios: z.array(scenarioSchema).min(1),
   })
   .superRefine(oneAgent)
+  .superRefine(callerOrSteps)
   .describe('A Shoal scenario file: simulated callers put through an agent by `shoal test`.');
 
 export type ScenarioFile = z.infer<typeof scenarioFileSchema>;
@@ -129,6 +180,7 @@ export type Step = z.infer<typeof stepSchema>;
 export type StepExpectation = z.infer<typeof stepExpectationSchema>;
 export type CallExpectation = z.infer<typeof callExpectationSchema>;
 export type Conditions = z.infer<typeof conditionsSchema>;
+export type Caller = z.infer<typeof callerSchema>;
 export type Line = NonNullable<ScenarioSpec['line']>;
 export type LlmSettings = z.infer<typeof llmSchema>;
 

@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import type { TestCommandOptions } from '../options.js';
 import { parsePositiveInteger } from '../parse.js';
+import { addLlmOptions } from '../llm-options.js';
 
 function parseSeed(value: string): number {
   const seed = Number(value);
@@ -19,12 +20,13 @@ function parseUrl(value: string): string {
 }
 
 export function registerTest(program: Command): void {
-  program
+  const command = program
     .command('test')
     .description('put simulated callers through an agent, as scenario files describe, and give a verdict per scenario')
     .argument('<paths...>', 'scenario files (YAML or JSON; Pipecat Evals scripted files too) or directories of them')
-    .option('--json', 'print one JSON object per scenario run on stdout (name, file, passed, failures, turns, duration_ms, ...)')
-    .option('--junit <file>', 'write JUnit XML for CI')
+    .option('--json', 'print one JSON object per scenario run on stdout (name, file, passed, failures, turns, duration_ms, ...), then the suite report ({"report": ...})')
+    .option('--junit <file>', 'write JUnit XML for CI (a testsuite per file with its figures, a testcase per run)')
+    .option('--report <file>', "write the suite report as one HTML page: figures per scenario, each failing call's transcript and audio")
     .option('--runs <n>', 'run each scenario N times with seeds S..S+N-1 and report the pass rate', parsePositiveInteger, 1)
     .option('--seed <s>', "seed of the line's noise, loss and jitter (default: the scenario's conditions.seed, else 1)", parseSeed)
     .option('--grep <text>', 'only scenarios whose name contains TEXT (case-insensitive)')
@@ -37,9 +39,14 @@ export function registerTest(program: Command): void {
     .option('--judge-url <url>', 'OpenAI-compatible API (ending in /v1) that checks judge: criteria; without it they are skipped', parseUrl)
     .option('--judge-model <name>', 'model asked at --judge-url (default: gpt-4o-mini)')
     .option('--judge-key <key>', 'API key for --judge-url (default: $OPENAI_API_KEY)')
+    // A mistyped option or value cannot be used: exit 2 (commander's own code is 1, a failing scenario's).
+    .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2));
+  addLlmOptions(command)
     .addHelpText(
       'after',
       `
+--llm-url and its options make an LLM agent (as shoal agent --llm-url does) for files that name none.
+
 Each scenario is a whole call on a virtual clock: the caller's audio goes through the line's real transport and
 codec (line: phone is a Twilio media stream with 8 kHz mu-law, wideband a Telnyx one with 16 kHz L16, browser
 Shoal's browser protocol), and the agent runs on the embedded speech engines. The same seed gives the same
