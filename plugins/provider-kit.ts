@@ -1,5 +1,5 @@
 import WebSocket from 'ws';
-import { ProviderError, failureOfStatus, traceparentOf } from '../src/agent/index.js';
+import { ProviderError, failureOfStatus, traceparentOf, type Expectation } from '../src/agent/index.js';
 
 /**
  * A provider's WebSocket URL from its base URL as the official SDK takes it: `https://api.deepgram.com` →
@@ -80,4 +80,21 @@ function reasonOf(body: string): string {
     // not JSON: the text as given
   }
   return body.trim().slice(0, 200);
+}
+
+/**
+ * The words and phrases a call's expectations name, for a provider's keyword boosting (Deepgram's `keyterm`, a
+ * Whisper `prompt`): choice options, names, phrase keywords (else the phrases), at most `max`, without repeats.
+ */
+export function expectedTerms(expectations: readonly Expectation[] | undefined, max: number): string[] {
+  const terms = new Set<string>();
+  for (const expectation of expectations ?? []) {
+    const listed =
+      expectation.kind === 'choice' ? expectation.options : expectation.kind === 'name' ? expectation.names : expectation.kind === 'phrases' ? (expectation.keywords ?? expectation.phrases) : [];
+    for (const term of listed) {
+      const trimmed = term.trim();
+      if (trimmed) terms.add(trimmed);
+    }
+  }
+  return [...terms].slice(0, Math.max(0, max));
 }
