@@ -143,6 +143,7 @@ export class CallerInput {
     this.takeTurn(active, text, state.finalExpected);
     active.report.metrics.endOfSpeechToFinalMs = state.asrMs;
     active.report.metrics.endpointingMs = state.endpointingMs;
+    if (state.finalProvider) active.report.metrics.sttProvider = state.finalProvider;
     active.reply.play();
   }
 

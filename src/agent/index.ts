@@ -31,5 +31,7 @@ export { ChunkedTextToSpeech, defaults as chunkedTtsDefaults, type SynthesizeChu
 export { FallbackTextToSpeech } from './tts/fallback-tts.js';
 export { LiveTextToSpeech, defaults as liveTtsDefaults, type LiveTtsOptions } from './tts/live-tts.js';
 export { createLocalAgentStack, localDefaults, type AgentStack, type LocalStackOptions } from './stack/local-stack.js';
-export { createEmbeddedAgentStack, embeddedDefaults, type EmbeddedAgentStack, type EmbeddedStackOptions } from './stack/embedded-stack.js';
+export { createEmbeddedAgentStack, embeddedDefaults, type EmbeddedAgentStack, type EmbeddedStackOptions, type SttChoice, type TtsChoice } from './stack/embedded-stack.js';
+export { FailoverSpeechToText, defaults as failoverSttDefaults, type FailoverSttOptions } from './stt/failover-stt.js';
+export { FailoverTextToSpeech } from './tts/failover-tts.js';
 export { TransferTargetError, TransferRefusedError, resolveTransfer, isPhoneNumber, isSipUri, type TransferPolicy, type AllowedTransfer } from './transfer-target.js';
