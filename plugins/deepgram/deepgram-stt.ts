@@ -31,17 +31,17 @@ export class DeepgramSpeechToText implements SpeechToText {
   }
 
   takesSampleRate(sampleRate: number): boolean {
-    return (sampleRates as readonly number[]).includes(sampleRate);
+    return this.capabilities.sampleRates.includes(sampleRate);
   }
 
   forCall(call?: CallAudio): CallSpeechToText {
-    return new DeepgramCall(this.options, call);
+    return new DeepgramCall(this.options, this.capabilities, call);
   }
 
   /** One socket per utterance; calls use `forCall()`. */
   transcribe(utterance$: Observable<UtteranceFrame>): Observable<TranscriptEvent> {
     return defer(() => {
-      const call = new DeepgramCall(this.options);
+      const call = new DeepgramCall(this.options, this.capabilities);
       return call.transcribe(utterance$).pipe(finalize(() => call.release()));
     });
   }
@@ -56,8 +56,13 @@ class DeepgramCall implements CallSpeechToText {
 
   constructor(
     private readonly options: DeepgramOptions & { apiKey: string },
+    readonly capabilities: RecognitionCapabilities,
     private readonly call?: CallAudio,
   ) {}
+
+  takesSampleRate(sampleRate: number): boolean {
+    return this.capabilities.sampleRates.includes(sampleRate);
+  }
 
   /** Deepgram takes key terms when the socket opens: new ones open the next socket now, between turns. */
   expect(expectations: readonly Expectation[] | undefined): void {

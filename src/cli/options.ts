@@ -1,13 +1,14 @@
 import type { LogLevel } from '../logging/index.js';
 import type { LlmCommandOptions } from './llm-options.js';
 import type { AsrChoice } from './speech-engines.js';
+import type { ProviderCommandOptions } from './speech-providers.js';
 
 /**
  * The options of each command as commander parses them (src/cli/commands/*.ts) and its runner
  * (src/cli/run-*.ts) reads them. They live here so that commands and runners need not import each other.
  */
 
-export interface AgentCommandOptions extends LlmCommandOptions {
+export interface AgentCommandOptions extends LlmCommandOptions, ProviderCommandOptions {
   agent: string;
   host: string;
   port: number;
@@ -49,7 +50,7 @@ export interface CallCommandOptions extends AgentCommandOptions {
   machineDetection: boolean;
 }
 
-export interface LiveKitCommandOptions extends LlmCommandOptions {
+export interface LiveKitCommandOptions extends LlmCommandOptions, ProviderCommandOptions {
   url?: string;
   apiKey?: string;
   apiSecret?: string;
@@ -112,7 +113,7 @@ export interface AsrCommandOptions extends ServiceConnectionOptions {
   json?: boolean;
 }
 
-export interface TalkCommandOptions extends LlmCommandOptions {
+export interface TalkCommandOptions extends LlmCommandOptions, ProviderCommandOptions {
   in: string;
   out?: string;
   agent: string;
@@ -125,7 +126,7 @@ export interface TalkCommandOptions extends LlmCommandOptions {
 }
 
 /** `shoal test`. */
-export interface TestCommandOptions {
+export interface TestCommandOptions extends ProviderCommandOptions {
   json?: boolean;
   junit?: string;
   runs: number;

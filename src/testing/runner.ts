@@ -1,4 +1,4 @@
-import type { EmbeddedAgentStack } from '../agent/index.js';
+import type { EmbeddedAgentStack, EmbeddedStackOptions } from '../agent/index.js';
 import { createEmbeddedAgentStack } from '../agent/index.js';
 import { scenarioDialogue, ScenarioSetupError, type AgentChoice, type DefaultAgent } from './agent-choice.js';
 import { CallDriver, type StepClips } from './call-driver.js';
@@ -37,6 +37,8 @@ export interface RunnerOptions {
   stack?: EmbeddedAgentStack;
   /** A running speech service instead of the embedded one. */
   service?: { url: string; apiKey: string };
+  /** The stack's recognisers and synthesisers (`--stt`/`--tts`); default: the stack's. */
+  speech?: Pick<EmbeddedStackOptions, 'stt' | 'tts'>;
   judge?: JudgeOptions;
   /** The agent of scenarios that name none (e.g. Pipecat Evals files): a ready-made agent's name or a script file. */
   defaultAgent?: DefaultAgent;
@@ -65,7 +67,7 @@ export class ScenarioRunner {
   }
 
   static async open(options: RunnerOptions = {}): Promise<ScenarioRunner> {
-    const stack = options.stack ?? (await createEmbeddedAgentStack({ ...(options.service ? { service: options.service } : {}) }));
+    const stack = options.stack ?? (await createEmbeddedAgentStack({ ...(options.service ? { service: options.service } : {}), ...options.speech }));
     return new ScenarioRunner(stack, !options.stack, options);
   }
 

@@ -70,6 +70,11 @@ class FailoverCall implements CallSpeechToText {
     return nameOf(this.providers[this.active]!, this.active);
   }
 
+  /** The rate the call's audio comes at is chosen once, by the first provider (the others get it resampled). */
+  takesSampleRate(sampleRate: number): boolean {
+    return sampleRate === 16000 || this.providers[0]!.takesSampleRate?.(sampleRate) === true;
+  }
+
   expect(expectations: readonly Expectation[] | undefined): void {
     this.expectations = expectations;
     for (const call of this.calls) (call as CallSpeechToText | undefined)?.expect?.(expectations);

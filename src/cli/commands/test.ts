@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import type { TestCommandOptions } from '../options.js';
 import { parsePositiveInteger } from '../parse.js';
+import { addProviderOptions } from '../speech-providers.js';
 
 function parseSeed(value: string): number {
   const seed = Number(value);
@@ -19,8 +20,7 @@ function parseUrl(value: string): string {
 }
 
 export function registerTest(program: Command): void {
-  program
-    .command('test')
+  addProviderOptions(program.command('test'))
     .description('put simulated callers through an agent, as scenario files describe, and give a verdict per scenario')
     .argument('<paths...>', 'scenario files (YAML or JSON; Pipecat Evals scripted files too) or directories of them')
     .option('--json', 'print one JSON object per scenario run on stdout (name, file, passed, failures, turns, duration_ms, ...)')
