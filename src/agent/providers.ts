@@ -34,7 +34,7 @@ export class ProviderError extends Error {
 
   /** One line for a person: what failed and what to do (set the variable, check the URL, …). */
   get line(): string {
-    if (this.kind === 'auth' && this.details.keyVariable) return `${this.provider}: ${this.message} (check ${this.details.keyVariable})`;
+    if (this.kind === 'auth' && this.details.keyVariable && !this.message.includes(this.details.keyVariable)) return `${this.provider}: ${this.message} (check ${this.details.keyVariable})`;
     return `${this.provider}: ${this.message}`;
   }
 }
