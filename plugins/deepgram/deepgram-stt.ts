@@ -99,7 +99,9 @@ class DeepgramCall implements CallSpeechToText {
           else if (interim) subscriber.next(interim);
         },
         utteranceEnd: () => {
-          if (!stopped) transcript.endOfSpeech = true;
+          if (stopped) return;
+          const said = transcript.saidEnd();
+          if (said) subscriber.next(said);
         },
         finalizeTimedOut: () => {
           if (utterance) stream?.end(utterance);
@@ -171,6 +173,12 @@ class UtteranceTranscript {
       return this.interim(this.joined(), results.speech_final === true);
     }
     return text ? this.interim(this.joined(text), false) : undefined;
+  }
+
+  /** Deepgram's `UtteranceEnd`: the words so far as an interim marked end of speech (none before any word). */
+  saidEnd(): TranscriptEvent | undefined {
+    this.endOfSpeech = true;
+    return this.interim(this.joined(), true);
   }
 
   final(): TranscriptEvent {

@@ -45,6 +45,8 @@ export class UtteranceState {
   asrMs: number | undefined;
   /** The provider that gave the final transcript, when it says. */
   finalProvider: string | undefined;
+  /** The latest interim came with the provider's end-of-speech signal. */
+  endOfSpeech = false;
   /** Wall time the final transcript arrived. */
   finalWall: number | undefined;
   endpointingMs: number | undefined;
@@ -83,7 +85,8 @@ export class UtteranceState {
     const track = <T>(work: Promise<T>) => deps.tracker.track(work);
     this.recognition = inContext(this.asrCtx, () => deps.options.stt.transcribe(this.frames$, { track })).subscribe({
       next: (event) => {
-        if (event.final) this.finalProvider = event.provider;
+        if (event.final) this.finalProvider = event.provider ?? deps.options.stt.provider;
+        else this.endOfSpeech = event.endOfSpeech === true;
         return event.final ? this.onFinal(event.text, event.expected) : this.onInterim(event.text);
       },
       error: (error: unknown) => {
