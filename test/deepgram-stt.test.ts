@@ -1,6 +1,8 @@
+import { context, ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import { firstValueFrom, from, lastValueFrom, NEVER, concat, toArray } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ProviderError, type CallSpeechToText, type TranscriptEvent } from '../src/agent/index.js';
+import { ensureContextManager } from '../src/agent/tracing.js';
 import { deepgram } from '../plugins/deepgram/index.js';
 import { DeepgramDouble } from './deepgram-double.js';
 import { toneUtterance } from './provider-audio.js';
@@ -104,6 +106,16 @@ describe('deepgram() live recognition', () => {
     const next = await firstValueFrom(call.transcribe(from(toneUtterance(8000, 300, 200))));
     expect(next.text).toBe('Two.');
     expect(double.seen).toHaveLength(2);
+  });
+
+  it('carries the call\'s traceparent on the socket\'s upgrade request', async () => {
+    ensureContextManager();
+    double = await DeepgramDouble.start({ script: ['Traced.'] });
+    call = deepgram({ apiKey: 'test-key', baseUrl: double.url }).forCall(eightKhzCall);
+    const traced = trace.setSpanContext(ROOT_CONTEXT, { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 1 });
+    const final = await context.with(traced, () => lastValueFrom(call!.transcribe(from(toneUtterance(8000, 200, 100)))));
+    expect(final.text).toBe('Traced.');
+    expect(double.seen[0]!.headers.traceparent).toBe('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01');
   });
 
   it('sends 16 kHz audio as linear16 at 16000', async () => {
