@@ -7,8 +7,7 @@ import { deepgramProvider } from './deepgram/index.js';
  */
 export const speechProviders: readonly ProviderDescriptor[] = [deepgramProvider];
 
-/** Names the command line knows but this build has no adapter for ("not available in this build"). */
-export const knownProviderNames = ['deepgram', 'openai', 'cartesia', 'elevenlabs', 'service', 'local'] as const;
+export { knownProviderNames } from './provider-names.js';
 
 export function speechProvider(name: string): ProviderDescriptor | undefined {
   return speechProviders.find((provider) => provider.name === name);

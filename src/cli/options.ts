@@ -1,7 +1,7 @@
 import type { LogLevel } from '../logging/index.js';
 import type { LlmCommandOptions } from './llm-options.js';
 import type { AsrChoice } from './speech-engines.js';
-import type { ProviderCommandOptions } from './speech-providers.js';
+import type { ProviderCommandOptions } from './provider-options.js';
 
 /**
  * The options of each command as commander parses them (src/cli/commands/*.ts) and its runner

@@ -1,21 +1,7 @@
-import { Option, type Command } from 'commander';
 import { isProviderError, parseProviderChoices, type ProviderChoice, type ProviderDescriptor, type SttChoice, type TtsChoice } from '../agent/index.js';
 import { knownProviderNames, speechProvider } from '../../plugins/providers.js';
-import { readSecretFile } from './secrets.js';
+import type { ProviderCommandOptions } from './provider-options.js';
 import type { AsrChoice } from './speech-engines.js';
-
-/** `--stt`, `--tts` and their URL and key options, as commander parses them. */
-export interface ProviderCommandOptions {
-  /** `PROVIDER[:MODEL][,PROVIDER…]`: recognition, in failover order. */
-  stt?: string;
-  /** `PROVIDER[:VOICE][,PROVIDER…]`: synthesis, in failover order. */
-  tts?: string;
-  sttUrl?: string;
-  ttsUrl?: string;
-  /** The key of the first `--stt` provider that takes one (`--stt-key-file`). */
-  sttKeyFile?: string;
-  ttsKeyFile?: string;
-}
 
 /** A `--stt`/`--tts` choice the command line cannot build: one line, no stack trace. */
 export class ProviderSetupError extends Error {
@@ -23,17 +9,6 @@ export class ProviderSetupError extends Error {
 }
 
 const names = knownProviderNames.join(', ');
-
-/** Adds `--stt`, `--tts`, `--stt-url`, `--tts-url`, `--stt-key-file`, `--tts-key-file`. */
-export function addProviderOptions(command: Command): Command {
-  return command
-    .option('--stt <providers>', `recognition: PROVIDER[:MODEL], a comma list fails over in order (${names}); e.g. deepgram:nova-3,local. Default: --asr`)
-    .option('--tts <providers>', `synthesis: PROVIDER[:VOICE], a comma list fails over in order (${names}); e.g. cartesia,service. Default: service`)
-    .option('--stt-url <url>', "base URL of the first --stt provider as its SDK takes it (a proxy, a region, a compatible server); default: its …_BASE_URL variable, else the provider's")
-    .option('--tts-url <url>', 'base URL of the first --tts provider (as --stt-url)')
-    .addOption(new Option('--stt-key-file <file>', "API key of the first --stt provider that takes one (default: its variable, e.g. $DEEPGRAM_API_KEY)").argParser(readSecretFile))
-    .addOption(new Option('--tts-key-file <file>', 'API key of the first --tts provider that takes one (default: its variable, e.g. $CARTESIA_API_KEY)').argParser(readSecretFile));
-}
 
 /** The stack's recognisers and synthesisers from the options, and the start-up line that says what runs where. */
 export interface SpeechChoice {

@@ -4,7 +4,7 @@ import type { AgentCommandOptions } from '../options.js';
 import { logLevelOption, parsePort, parsePositiveInteger } from '../parse.js';
 import { addSecretOption, secretValue, secrets } from '../secrets.js';
 import { asrOption, maxCallsDefaultHelp } from '../speech-engines.js';
-import { addProviderOptions } from '../speech-providers.js';
+import { addProviderOptions } from '../provider-options.js';
 
 /** The phone options `shoal agent` and `shoal call` share. */
 export function addPhoneOptions(command: Command): Command {

@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import { parsePort } from '../parse.js';
 import { addSecretOption, secretValue, secrets } from '../secrets.js';
 import { addPhoneOptions } from './agent.js';
-import { addProviderOptions } from '../speech-providers.js';
+import { addProviderOptions } from '../provider-options.js';
 import type { CallCommandOptions } from '../options.js';
 
 export function registerCall(program: Command): void {

@@ -4,7 +4,7 @@ import type { LiveKitCommandOptions } from '../options.js';
 import { parsePositiveInteger, parsePositiveNumber } from '../parse.js';
 import { addSecretOption, secretValue, secrets } from '../secrets.js';
 import { asrOption, maxCallsDefaultHelp } from '../speech-engines.js';
-import { addProviderOptions } from '../speech-providers.js';
+import { addProviderOptions } from '../provider-options.js';
 
 function parseTransfer(value: string, previous: Record<string, string> = {}): Record<string, string> {
   const at = value.indexOf('=');

@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import type { TalkCommandOptions } from '../options.js';
 import { logLevelOption } from '../parse.js';
 import { addLlmOptions } from '../llm-options.js';
-import { addProviderOptions } from '../speech-providers.js';
+import { addProviderOptions } from '../provider-options.js';
 
 export function registerTalk(program: Command): void {
   const command = program

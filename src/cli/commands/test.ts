@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import type { TestCommandOptions } from '../options.js';
 import { parsePositiveInteger } from '../parse.js';
-import { addProviderOptions } from '../speech-providers.js';
+import { addProviderOptions } from '../provider-options.js';
 
 function parseSeed(value: string): number {
   const seed = Number(value);
