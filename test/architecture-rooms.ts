@@ -19,7 +19,7 @@ export const rooms = {
   service: ['speech', 'audio', 'tracing', 'logging', 'optional', 'engines', 'metrics'], // the self-hosted speech service
   // The agent framework.
   agent: ['speech', 'audio', 'tracing', 'logging', 'optional', 'engines', 'client', 'metrics', 'pipeline', 'service'], // the agent runtime (VoiceAgent, CallSession, stacks)
-  plugins: ['speech', 'optional', 'agent'], // dialogues: OpenAI-compatible LLMs, scripted, echo
+  plugins: ['speech', 'audio', 'optional', 'agent'], // dialogues (OpenAI-compatible LLMs, scripted, echo) and speech providers (Deepgram, …)
   transports: ['audio', 'tracing', 'optional', 'metrics', 'pipeline', 'service', 'agent'], // browser, telephony, LiveKit, file
   agents: ['agent', 'plugins'], // the ready-made agents (`--agent NAME`)
   testing: ['audio', 'tracing', 'optional', 'client', 'pipeline', 'agent', 'plugins', 'transports', 'agents'], // scenario tests (`shoal test`, shoal/testing)

@@ -2,6 +2,7 @@ import { Counter, Gauge, Histogram } from 'prom-client';
 import type { CallAdmission } from './admission.js';
 import type { TurnMetrics } from './events.js';
 import { metricsRegistry } from '../metrics/index.js';
+import { countServed } from './provider-metrics.js';
 
 const registers = [metricsRegistry];
 /** The admissions whose calls are counted (usually one per process). */
@@ -79,4 +80,6 @@ export function recordTurn(metrics: TurnMetrics): void {
     const value = metrics[key];
     if (typeof value === 'number' && Number.isFinite(value)) stageMs.observe({ stage }, value);
   }
+  if (metrics.sttProvider) countServed('stt', metrics.sttProvider);
+  if (metrics.ttsProvider) countServed('tts', metrics.ttsProvider);
 }

@@ -18,6 +18,7 @@ export function completeTurnMetrics(report: TurnReport, reply: AgentReply, agent
   const m: TurnMetrics = report.metrics;
   m.dialogueFirstTokenMs = reply.dialogueFirstTokenMs;
   m.ttsFirstAudioMs = reply.ttsFirstAudioMs;
+  if (reply.ttsProvider) m.ttsProvider = reply.ttsProvider;
   if (m.voiceToVoiceMs === undefined) return;
   const heard = (m.endpointingMs ?? 0) + (m.endOfSpeechToFinalMs ?? 0);
   if (!m.preemptive) {

@@ -109,7 +109,10 @@ export class CallSession {
     }
     const audio$ = this.transport.audio$.pipe(tap((frame) => (this.callerSampleRate ??= frame.sampleRate)));
     const endpointMs = o.modeSettings.endpointSilenceMs;
-    const silenceMs = () => this.listening.endpointSilenceMs(endpointMs, this.caller.interim);
+    const silenceMs = () => {
+      const wanted = this.listening.endpointSilenceMs(endpointMs, this.caller.interim);
+      return this.caller.endOfSpeech && wanted <= endpointMs ? Math.min(wanted, o.modeSettings.endOfSpeechSilenceMs) : wanted;
+    };
     const takesSampleRate = (rate: number) => stt.takesSampleRate?.(rate) === true;
     const voice$ = callerVoice(audio$, this.vad, o.clock, this.tracker, { ...o.voice, minSilenceMs: endpointMs }, silenceMs, takesSampleRate);
     this.subscriptions.push(

@@ -32,6 +32,11 @@ export class CallerInput {
     return this.utterance?.interim ?? '';
   }
 
+  /** The recogniser's provider said the caller stopped, after the words heard so far. */
+  get endOfSpeech(): boolean {
+    return this.utterance?.endOfSpeech === true;
+  }
+
   /** A voice event; `voice$` is the call's voice stream and `options` what utterances see (the call's own `stt`). */
   onVoice(event: VoiceEvent, voice$: Observable<VoiceEvent>, options: ResolvedAgentOptions): void {
     if (this.core.isEnded()) return;
@@ -143,6 +148,7 @@ export class CallerInput {
     this.takeTurn(active, text, state.finalExpected);
     active.report.metrics.endOfSpeechToFinalMs = state.asrMs;
     active.report.metrics.endpointingMs = state.endpointingMs;
+    if (state.finalProvider) active.report.metrics.sttProvider = state.finalProvider;
     active.reply.play();
   }
 

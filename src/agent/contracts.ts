@@ -66,6 +66,15 @@ export interface TranscriptEvent {
   final: boolean;
   /** On a final recognised with expectations: false when it came out as open vocabulary, outside them. */
   expected?: boolean;
+  /** The recogniser's confidence in `text`, 0..1, when it gives one. */
+  confidence?: number;
+  /**
+   * The provider's own end-of-speech signal came with (or as) this event (Deepgram's `speech_final` or
+   * `UtteranceEnd`): one more input to Shoal's endpointing, never a replacement for it.
+   */
+  endOfSpeech?: boolean;
+  /** The provider that recognised it (`SpeechToText.provider`), set by adapters and by failover. */
+  provider?: string;
 }
 
 /**
@@ -77,9 +86,16 @@ export interface UtteranceFrame extends AudioFrame {
   readonly endpointInMs?: number;
 }
 
-/** Streaming recognition: 16 kHz frames in, interim and final transcripts out. */
+/**
+ * Streaming recognition: frames in, interim and final transcripts out. A provider adapter (`plugins/<provider>`)
+ * implements it with `provider` and `capabilities` set; see plugins/README.md.
+ */
 export interface SpeechToText {
-  /** `utterance$` emits the frames of one utterance (VAD-bounded) and completes when the endpoint fires. */
+  /**
+   * `utterance$` emits the frames of one utterance (VAD-bounded) and completes when Shoal's endpoint fires: the
+   * completion is "finalise now" (Deepgram's `Finalize`), after which the final transcript is due at once.
+   * Errors are `ProviderError`s where a provider is at fault, so that failover can hand over.
+   */
   transcribe(utterance$: Observable<UtteranceFrame>, options?: WorkOptions): Observable<TranscriptEvent>;
   /**
    * Optional: a recognizer scoped to one call, used for all its utterances (one after another), so that
@@ -92,6 +108,10 @@ export interface SpeechToText {
    * caller at that rate is not resampled (when the VAD scores that rate too); without it, utterances come at 16 kHz.
    */
   takesSampleRate?(sampleRate: number): boolean;
+  /** The provider's name for start-up lines, turn reports and metrics (`deepgram`, `local`, …). */
+  readonly provider?: string;
+  /** What the recogniser can do; absent: a streaming recogniser of 16 kHz PCM with interims. */
+  readonly capabilities?: RecognitionCapabilities;
 }
 
 /** What a call's recognizer may want to know about the caller's line. */
@@ -135,11 +155,60 @@ export interface SpokenWord {
   endMs: number;
 }
 
-/** Text deltas in, agent audio out; unsubscribe cancels at once. */
+/** A piece of synthesised audio and the words it holds (timed from the reply's start), when the provider says. */
+export interface SpokenAudio {
+  frame: AudioFrame;
+  words?: SpokenWord[];
+  /** The provider that synthesised it (`TextToSpeech.provider`), set by adapters and by failover. */
+  provider?: string;
+}
+
+/**
+ * Text deltas in, agent audio out; unsubscribing cancels at once (at the provider too, when it can: Cartesia's
+ * `cancel`, ElevenLabs' `close_context`). Errors are `ProviderError`s where a provider is at fault.
+ */
 export interface TextToSpeech {
-  speak(request: SpeechRequest): Observable<{ frame: AudioFrame; words?: SpokenWord[] }>;
+  speak(request: SpeechRequest): Observable<SpokenAudio>;
   /** Hint that a reply is coming soon (the caller started speaking): open connections now, under the active trace context. */
   prepare?(request?: SpeechPreparation): void;
+  /** The provider's name for start-up lines, turn reports and metrics (`cartesia`, `service`, …). */
+  readonly provider?: string;
+  /** What the synthesiser can do; absent: streaming input, word timings when it has them, any rate. */
+  readonly capabilities?: SynthesisCapabilities;
+}
+
+/** How audio is encoded on a provider's wire: 16-bit linear PCM, or G.711 mu-law (a phone line's own). */
+export type AudioEncoding = 'pcm16' | 'mulaw';
+
+/** What a recogniser can do (`SpeechToText.capabilities`). */
+export interface RecognitionCapabilities {
+  /** Takes frames as they come; false: it hears whole VAD segments (then `utterance$` is sent at its end). */
+  streaming: boolean;
+  /** Gives interim transcripts before the final (low-latency mode speculates on them). */
+  interimResults: boolean;
+  /** Gives word start/end times (`TranscriptEvent.words`). */
+  wordTimings: boolean;
+  /** The sample rates it takes as they arrive (a phone caller's 8000 is sent without resampling). */
+  sampleRates: readonly number[];
+  /** The encodings it takes on its wire. */
+  encodings: readonly AudioEncoding[];
+  /** Listens harder for the call's expectations (Deepgram's `keyterm`, a Whisper `prompt`). */
+  keywordBoosting: boolean;
+  /** Gives its own end-of-speech signal (`TranscriptEvent.endOfSpeech`). */
+  endOfSpeech: boolean;
+}
+
+/** What a synthesiser can do (`TextToSpeech.capabilities`). */
+export interface SynthesisCapabilities {
+  /** Takes text deltas as the dialogue streams them; false: it is fed sentence by sentence. */
+  streamingInput: boolean;
+  /** Timings the provider gives (character timings are turned into `SpokenWord`s by the adapter). */
+  timings: 'word' | 'character' | 'none';
+  /** The output sample rates it speaks at without conversion (`SpeechRequest.sampleRate` picks one). */
+  sampleRates: readonly number[];
+  encodings: readonly AudioEncoding[];
+  /** Can be stopped at the provider mid-utterance (barge-in), not only by dropping its audio. */
+  cancel: boolean;
 }
 
 /** A tool the agent called during a reply, with what it returned (or why it failed). */

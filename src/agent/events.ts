@@ -17,6 +17,10 @@ export interface TurnMetrics {
   /** The dialogue was started on a stable interim transcript before the endpoint. */
   preemptive?: boolean;
   interrupted: boolean;
+  /** The speech provider that gave the final transcript (`TranscriptEvent.provider`), when it says. */
+  sttProvider?: string;
+  /** The speech provider that spoke the reply's first audio (`SpokenAudio.provider`), when it says. */
+  ttsProvider?: string;
 }
 
 /** One finished turn as reported to applications and by `shoal talk --json`. */

@@ -12,6 +12,7 @@
 export * from './contracts.js';
 export { isOpenVocabulary, noAnswers, yesAnswers, type Expectation, type ExpectationKind } from '../speech/index.js';
 export { VoiceAgent } from './voice-agent.js';
+export { ProviderError, failureOfStatus, isProviderError, parseProviderChoices, requireKey, type ProviderChoice, type ProviderDescriptor, type ProviderFailure, type ProviderSettings } from './providers.js';
 export { CallSession } from './call-session.js';
 export { defaults as agentDefaults, type VoiceAgentOptions, type InterruptionOptions } from './options.js';
 export { defaults as failureDefaults, FailurePolicy, failureStage, type FailureOptions, type FailureVerdict } from './failure-policy.js';
@@ -30,7 +31,9 @@ export { ChunkedTextToSpeech, defaults as chunkedTtsDefaults, type SynthesizeChu
 export { FallbackTextToSpeech } from './tts/fallback-tts.js';
 export { LiveTextToSpeech, defaults as liveTtsDefaults, type LiveTtsOptions } from './tts/live-tts.js';
 export { createLocalAgentStack, localDefaults, type AgentStack, type LocalStackOptions } from './stack/local-stack.js';
-export { createEmbeddedAgentStack, embeddedDefaults, type EmbeddedAgentStack, type EmbeddedStackOptions } from './stack/embedded-stack.js';
+export { createEmbeddedAgentStack, embeddedDefaults, type EmbeddedAgentStack, type EmbeddedStackOptions, type SttChoice, type TtsChoice } from './stack/embedded-stack.js';
+export { FailoverSpeechToText, defaults as failoverSttDefaults, type FailoverSttOptions } from './stt/failover-stt.js';
+export { FailoverTextToSpeech } from './tts/failover-tts.js';
 export { TransferTargetError, TransferRefusedError, resolveTransfer, isPhoneNumber, isSipUri, type TransferPolicy, type AllowedTransfer } from './transfer-target.js';
 export { SqliteCallStore } from './records/sqlite-call-store.js';
 export { recordCall, recordDefaults, type CallRecords, type CallFacts } from './records/recorder.js';

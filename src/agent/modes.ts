@@ -18,6 +18,11 @@ export interface ModeSettings {
   firstChunk: ChunkOptions['firstChunk'];
   /** The live TTS latency tier asked for. */
   ttsLatency: 'low' | 'balanced' | 'normal';
+  /**
+   * Once the recogniser's provider says the caller stopped (`TranscriptEvent.endOfSpeech`: Deepgram's
+   * `speech_final`, `UtteranceEnd`), the endpoint needs no more silence than this (never more than it would).
+   */
+  endOfSpeechSilenceMs: number;
 }
 
 /** Mode defaults; each can be overridden per agent with `VoiceAgentOptions.modeSettings`. */
@@ -30,6 +35,7 @@ export const defaults: Record<AgentMode, ModeSettings> = {
     stableInterimMs: 96,
     firstChunk: 'clause',
     ttsLatency: 'low',
+    endOfSpeechSilenceMs: 100,
   },
   balanced: {
     endpointSilenceMs: 500,
@@ -39,6 +45,7 @@ export const defaults: Record<AgentMode, ModeSettings> = {
     stableInterimMs: 0,
     firstChunk: 'sentence',
     ttsLatency: 'balanced',
+    endOfSpeechSilenceMs: 250,
   },
 };
 

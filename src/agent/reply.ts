@@ -50,6 +50,8 @@ export class AgentReply {
   startedAtWall = performance.now();
   dialogueFirstTokenMs: number | undefined;
   ttsFirstAudioMs: number | undefined;
+  /** The provider that spoke the first audio, when it says. */
+  ttsProvider: string | undefined;
   firstAudioAtMs: number | undefined;
   /** Wall time the first synthesised audio arrived (before playout). */
   firstAudioWall: number | undefined;
@@ -98,6 +100,7 @@ export class AgentReply {
       catchError((error: unknown) => throwError(() => inStage('tts', error))),
       tap((audio) => {
         this.firstAudioWall ??= performance.now();
+        this.ttsProvider ??= audio.provider;
         if (this.ttsFirstAudioMs === undefined && this.firstPieceAtWall !== undefined) {
           this.ttsFirstAudioMs = performance.now() - this.firstPieceAtWall;
         }

@@ -46,6 +46,8 @@ const metricAttributes: Record<keyof TurnMetrics, string> = {
   frameworkOverheadMs: spanAttributes.turnFrameworkOverheadMs,
   preemptive: spanAttributes.turnPreemptive,
   interrupted: spanAttributes.turnInterrupted,
+  sttProvider: spanAttributes.turnSttProvider,
+  ttsProvider: spanAttributes.turnTtsProvider,
 };
 
 /** A finished turn's number and metrics as span attributes (figures not measured are left out). */

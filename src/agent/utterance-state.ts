@@ -43,6 +43,10 @@ export class UtteranceState {
   paused = false;
   consumed = false;
   asrMs: number | undefined;
+  /** The provider that gave the final transcript, when it says. */
+  finalProvider: string | undefined;
+  /** The latest interim came with the provider's end-of-speech signal. */
+  endOfSpeech = false;
   /** Wall time the final transcript arrived. */
   finalWall: number | undefined;
   endpointingMs: number | undefined;
@@ -80,7 +84,11 @@ export class UtteranceState {
     const deps = this.deps;
     const track = <T>(work: Promise<T>) => deps.tracker.track(work);
     this.recognition = inContext(this.asrCtx, () => deps.options.stt.transcribe(this.frames$, { track })).subscribe({
-      next: (event) => (event.final ? this.onFinal(event.text, event.expected) : this.onInterim(event.text)),
+      next: (event) => {
+        if (event.final) this.finalProvider = event.provider ?? deps.options.stt.provider;
+        else this.endOfSpeech = event.endOfSpeech === true;
+        return event.final ? this.onFinal(event.text, event.expected) : this.onInterim(event.text);
+      },
       error: (error: unknown) => {
         const failure = inStage('asr', error);
         this.asrSpan.setStatus({ code: SpanStatusCode.ERROR, message: failure.message });

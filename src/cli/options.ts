@@ -2,13 +2,14 @@ import type { RecordsCommandOptions } from './call-records.js';
 import type { LogLevel } from '../logging/index.js';
 import type { LlmCommandOptions } from './llm-options.js';
 import type { AsrChoice } from './speech-engines.js';
+import type { ProviderCommandOptions } from './provider-options.js';
 
 /**
  * The options of each command as commander parses them (src/cli/commands/*.ts) and its runner
  * (src/cli/run-*.ts) reads them. They live here so that commands and runners need not import each other.
  */
 
-export interface AgentCommandOptions extends LlmCommandOptions, RecordsCommandOptions {
+export interface AgentCommandOptions extends LlmCommandOptions, ProviderCommandOptions, RecordsCommandOptions {
   agent: string;
   host: string;
   port: number;
@@ -52,7 +53,7 @@ export interface CallCommandOptions extends AgentCommandOptions {
   machineDetection: boolean;
 }
 
-export interface LiveKitCommandOptions extends LlmCommandOptions {
+export interface LiveKitCommandOptions extends LlmCommandOptions, ProviderCommandOptions {
   url?: string;
   apiKey?: string;
   apiSecret?: string;
@@ -116,7 +117,7 @@ export interface AsrCommandOptions extends ServiceConnectionOptions {
   json?: boolean;
 }
 
-export interface TalkCommandOptions extends LlmCommandOptions {
+export interface TalkCommandOptions extends LlmCommandOptions, ProviderCommandOptions {
   in: string;
   out?: string;
   agent: string;
@@ -129,7 +130,7 @@ export interface TalkCommandOptions extends LlmCommandOptions {
 }
 
 /** `shoal test`; the `--llm-*` options are the agent of files that name none. */
-export interface TestCommandOptions extends LlmCommandOptions {
+export interface TestCommandOptions extends LlmCommandOptions, ProviderCommandOptions {
   json?: boolean;
   junit?: string;
   report?: string;

@@ -22,7 +22,8 @@ import { PhoneLines, transferPolicy } from './phone-lines.js';
 import { ExposureError, exposureProblems } from './exposure.js';
 import { listenError } from './listen-error.js';
 import type { TransferPolicy } from '../agent/transfer-target.js';
-import { asrChoice, callEngines, describeSpeech, sttFor } from './speech-engines.js';
+import { callEngines } from './speech-engines.js';
+import { speechChoice } from './speech-providers.js';
 
 /** A started `shoal agent`: the speech stack, the demo page and the transports. */
 export interface AgentApp {
@@ -113,7 +114,8 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
   const source = await dialogueSource(options, transfers);
   const logger = hooks.logger ?? createLogger({ level: 'silent' });
   const records = await openCallRecords(options, (error) => logger.warn({ err: error }, 'call record not written'));
-  const admission = new CallAdmission({ maxCalls: options.maxCalls, engines: callEngines(options) });
+  const speech = speechChoice(options);
+  const admission = new CallAdmission({ maxCalls: options.maxCalls, engines: callEngines(options, speech) });
   const phone = new PhoneLines(
     {
       publicUrl,
@@ -133,7 +135,7 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
   const stackFor = (mode: AgentMode): Promise<AgentStack> => {
     let stack = stacks.get(mode);
     if (!stack) {
-      stack = createEmbeddedAgentStack({ mode, service: { url: service.url, apiKey: service.apiKey }, stt: sttFor(asrChoice(options)) });
+      stack = createEmbeddedAgentStack({ mode, service: { url: service.url, apiKey: service.apiKey }, stt: speech.stt, tts: speech.tts });
       stacks.set(mode, stack);
     }
     return stack;
@@ -251,7 +253,7 @@ export async function runAgentCommand(options: AgentCommandOptions): Promise<voi
   logger.info('starting the speech service and the agent');
   const app = await startAgentApp(options, { logger });
   process.stdout.write(`Shoal demo agent: open ${app.url} and press Start call (up to ${app.admission.capacity} calls at once)\n`);
-  process.stdout.write(`${describeSpeech(asrChoice(options), options.serviceUrl)}\n`);
+  process.stdout.write(`${speechChoice(options).describe(options.serviceUrl)}\n`);
   for (const line of app.phone.describe(app.url)) process.stdout.write(`${line}\n`);
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGINT', resolve);

@@ -11,7 +11,8 @@ import {
 } from '../transports/livekit/index.js';
 import type { LiveKitCommandOptions } from './options.js';
 import { dialogueSource, speechService } from './run-agent.js';
-import { asrChoice, callEngines, describeSpeech, sttFor } from './speech-engines.js';
+import { callEngines } from './speech-engines.js';
+import { speechChoice } from './speech-providers.js';
 
 /** LiveKit URL, key or secret is missing from both the flags and the environment. */
 export class MissingLiveKitCredentialsError extends Error {
@@ -71,9 +72,10 @@ export async function runLiveKitCommand(options: LiveKitCommandOptions): Promise
 
   print('starting the speech service and the agent…');
   const service = await speechService({ serviceUrl: options.serviceUrl, apiKey: serviceKey });
-  const stack = await createEmbeddedAgentStack({ mode: options.mode, service: { url: service.url, apiKey: service.apiKey }, stt: sttFor(asrChoice(options)) });
-  print(describeSpeech(asrChoice(options), options.serviceUrl));
-  const admission = new CallAdmission({ maxCalls: options.maxCalls, engines: callEngines(options) });
+  const speech = speechChoice(options);
+  const stack = await createEmbeddedAgentStack({ mode: options.mode, service: { url: service.url, apiKey: service.apiKey }, stt: speech.stt, tts: speech.tts });
+  print(speech.describe(options.serviceUrl));
+  const admission = new CallAdmission({ maxCalls: options.maxCalls, engines: callEngines(options, speech) });
   const control = CallControl.forServer(credentials, { endCall: options.endCall, transferTargets: options.transfer, defaultTransferTo: options.transferTo, allowAnyTransferTarget: options.allowAnyTransferTarget, transferUnknownToDefault: options.transferUnknownToDefault });
   const worker = new LiveKitWorker({
     ...credentials,

@@ -20,6 +20,7 @@ import {
 } from '../testing/index.js';
 import type { LlmSettings } from '../testing/schema.js';
 import type { TestCommandOptions } from './options.js';
+import { ProviderSetupError, speechChoice, type SpeechChoice } from './speech-providers.js';
 
 export const exitCodes = { passed: 0, failed: 1, unusable: 2 } as const;
 
@@ -64,10 +65,21 @@ export async function runTests(paths: string[], options: TestCommandOptions): Pr
     }
     throw error;
   }
+  let speech: SpeechChoice | undefined;
+  try {
+    speech = options.stt || options.tts ? speechChoice(options) : undefined;
+  } catch (error) {
+    if (error instanceof ProviderSetupError) {
+      note(`shoal test: ${error.message}`);
+      return exitCodes.unusable;
+    }
+    throw error;
+  }
   const runs = scenarios.flatMap((scenario) => Array.from({ length: options.runs }, (_, run) => ({ scenario, seed: seedOf(scenario, options, run) })));
   if (!options.json) note(`shoal test: ${scenarios.length} scenario${scenarios.length > 1 ? 's' : ''}${options.runs > 1 ? ` × ${options.runs} runs` : ''}; starting the speech engines…`);
   const started = performance.now();
   const runner = await ScenarioRunner.open({
+    ...(speech ? { speech: { stt: speech.stt, tts: speech.tts } } : {}),
     ...(options.serviceUrl ? { service: { url: options.serviceUrl, apiKey: options.apiKey ?? process.env['SHOAL_API_KEY'] ?? '' } } : {}),
     ...(options.judgeUrl ? { judge: { url: options.judgeUrl, ...(options.judgeModel ? { model: options.judgeModel } : {}), ...(options.judgeKey ? { key: options.judgeKey } : {}) } } : {}),
     defaultAgent,

@@ -25,8 +25,14 @@ export function describeSpeech(choice: AsrChoice, serviceUrl: string | undefined
   return `Speech: recognition by ${recognition}; synthesis by ${service} (/v1/tts/live)`;
 }
 
-/** What the calls cost is decided by where recognition runs: a service's `/v1/asr` elsewhere is `hosted`. */
-export function callEngines(options: { asr?: AsrChoice; serviceUrl?: string }): CallEngines {
+/**
+ * What the calls cost is decided by where recognition runs: a service's `/v1/asr` elsewhere, or a provider's
+ * (`--stt deepgram`), is `hosted`.
+ */
+export function callEngines(options: { asr?: AsrChoice; serviceUrl?: string }, speech?: { stt: readonly unknown[] }): CallEngines {
+  const first = speech?.stt[0];
+  if (first !== undefined && typeof first === 'object') return 'hosted';
+  if (first !== undefined) return options.serviceUrl && first === 'service' ? 'hosted' : 'embedded';
   return options.serviceUrl && asrChoice(options) === 'service' ? 'hosted' : 'embedded';
 }
 

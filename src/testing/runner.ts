@@ -1,4 +1,4 @@
-import type { EmbeddedAgentStack } from '../agent/index.js';
+import type { EmbeddedAgentStack, EmbeddedStackOptions } from '../agent/index.js';
 import { createEmbeddedAgentStack } from '../agent/index.js';
 import { scenarioDialogue, ScenarioSetupError, stepPlace, type AgentChoice, type DefaultAgent } from './agent-choice.js';
 import { CallDriver, type SimulatedCaller, type StepClips } from './call-driver.js';
@@ -47,6 +47,8 @@ export interface RunnerOptions {
   stack?: EmbeddedAgentStack;
   /** A running speech service instead of the embedded one. */
   service?: { url: string; apiKey: string };
+  /** The stack's recognisers and synthesisers (`--stt`/`--tts`); default: the stack's. */
+  speech?: Pick<EmbeddedStackOptions, 'stt' | 'tts'>;
   judge?: JudgeOptions;
   /** The agent of scenarios that name none (e.g. Pipecat Evals files): a ready-made agent's name or a script file. */
   defaultAgent?: DefaultAgent;
@@ -75,7 +77,7 @@ export class ScenarioRunner {
   }
 
   static async open(options: RunnerOptions = {}): Promise<ScenarioRunner> {
-    const stack = options.stack ?? (await createEmbeddedAgentStack({ ...(options.service ? { service: options.service } : {}) }));
+    const stack = options.stack ?? (await createEmbeddedAgentStack({ ...(options.service ? { service: options.service } : {}), ...options.speech }));
     return new ScenarioRunner(stack, !options.stack, options);
   }
 

@@ -20,6 +20,8 @@ export const spanAttributes = {
   turnVoiceToVoiceMs: 'shoal.turn.voice_to_voice_ms',
   turnEndpointingMs: 'shoal.turn.endpointing_ms',
   turnFrameworkOverheadMs: 'shoal.turn.framework_overhead_ms',
+  turnSttProvider: 'shoal.turn.stt_provider',
+  turnTtsProvider: 'shoal.turn.tts_provider',
   asrEndOfSpeechToFinalMs: 'shoal.asr.end_of_speech_to_final_ms',
   asrAudioBytes: 'shoal.asr.audio_bytes',
   asrPieces: 'shoal.asr.pieces',

@@ -6,6 +6,8 @@ import { SegmentServiceSpeechToText } from '../stt/segment-service-stt.js';
 import { StreamingEngineSpeechToText, type PauseOptions } from '../stt/streaming-engine-stt.js';
 import { ChunkedTextToSpeech } from '../tts/chunked-tts.js';
 import { FallbackTextToSpeech } from '../tts/fallback-tts.js';
+import { FailoverTextToSpeech } from '../tts/failover-tts.js';
+import { FailoverSpeechToText } from '../stt/failover-stt.js';
 import { LiveTextToSpeech, liveTtsSampleRates } from '../tts/live-tts.js';
 import { VoiceAgent } from '../voice-agent.js';
 import { streamingAsrArguments } from './asr-arguments.js';
@@ -18,9 +20,15 @@ export interface EmbeddedStackOptions {
   modeSettings?: Partial<ModeSettings>;
   /**
    * `engine`: pocketsphinx streaming in-process (true streaming); `service`: `/v1/asr` per VAD segment, with the
-   * call's expectations as `hints`. Default: `service` when a running `service` is given, else `engine`.
+   * call's expectations as `hints`; a provider's recogniser (`deepgram({...})`); a list: failover in that order
+   * (`[deepgram(), 'engine']`). Default: `service` when a running `service` is given, else `engine`.
    */
-  stt: 'engine' | 'service';
+  stt: SttChoice | readonly SttChoice[];
+  /**
+   * `service`: the speech service's live `/v1/tts/live` (HTTP `/v1/tts` per piece when it fails); `local`: flite in
+   * this process; a provider's synthesiser; a list: failover in that order. Default: `service`.
+   */
+  tts?: TtsChoice | readonly TtsChoice[];
   /** Voice model id for synthesis; the service's default voice when absent. */
   referenceId?: string;
   /** Use this running service instead of starting one (e.g. a hosted account). */
@@ -39,6 +47,11 @@ export interface EmbeddedStackOptions {
    */
   pauses?: Partial<PauseOptions>;
 }
+
+/** A recogniser of the stack: one it builds (`engine`, `service`) or one given. */
+export type SttChoice = 'engine' | 'service' | SpeechToText;
+/** A synthesiser of the stack: one it builds (`service`, `local`) or one given. */
+export type TtsChoice = 'service' | 'local' | TextToSpeech;
 
 export const embeddedDefaults: Omit<EmbeddedStackOptions, 'stt'> = { mode: 'balanced', liveUtteranceIdleMs: 120, warmTts: false };
 
@@ -59,7 +72,7 @@ export interface EmbeddedAgentStack extends AgentStack {
 export async function createEmbeddedAgentStack(options: Partial<EmbeddedStackOptions> = {}): Promise<EmbeddedAgentStack> {
   const o: EmbeddedStackOptions = { ...embeddedDefaults, ...options, stt: options.stt ?? (options.service ? 'service' : 'engine') };
   // Loaded here rather than at the top so importing the agent does not load the service and its engines.
-  const [{ parseWav }, { SpeechClient }, { PocketSphinxEngine, SileroVad }, { startEmbeddedService }] = await Promise.all([
+  const [{ parseWav }, { SpeechClient }, { FliteEngine, PocketSphinxEngine, SileroVad }, { startEmbeddedService }] = await Promise.all([
     import('../../audio/index.js'),
     import('../../client/index.js'),
     import('../../engines/index.js'),
@@ -68,7 +81,10 @@ export async function createEmbeddedAgentStack(options: Partial<EmbeddedStackOpt
   let embedded: EmbeddedService | undefined;
   const service = o.service ?? (embedded = await startEmbeddedService({ logLevel: 'warn', warmUp: o.warmTts }));
   const client = new SpeechClient({ baseUrl: service.url, apiKey: service.apiKey, live: { utteranceIdleMs: o.liveUtteranceIdleMs } });
-  const asr = o.stt === 'engine' ? new PocketSphinxEngine({ extraArguments: streamingAsrArguments }) : undefined;
+  const sttChoices: readonly SttChoice[] = Array.isArray(o.stt) ? o.stt : [o.stt as SttChoice];
+  const ttsChoices: readonly TtsChoice[] = o.tts === undefined ? ['service'] : Array.isArray(o.tts) ? o.tts : [o.tts as TtsChoice];
+  const asr = sttChoices.includes('engine') ? new PocketSphinxEngine({ extraArguments: streamingAsrArguments }) : undefined;
+  const flite = ttsChoices.includes('local') ? new FliteEngine() : undefined;
   let fallbacks = 0;
   const lives: LiveTextToSpeech[] = [];
   const perMode = new Map<AgentMode, { stt: SpeechToText; tts: TextToSpeech }>();
@@ -77,15 +93,22 @@ export async function createEmbeddedAgentStack(options: Partial<EmbeddedStackOpt
     if (known) return known;
     const settings = modeSettings(mode, o.modeSettings);
     const interimEveryMs = interimEveryMsOf(settings);
-    const stt = asr
-      ? new StreamingEngineSpeechToText(asr, { ...o.pauses, interimEveryMs })
-      : new SegmentServiceSpeechToText(
+    const recogniser = (choice: SttChoice): SpeechToText => {
+      if (typeof choice === 'object') return choice;
+      if (choice === 'engine' && asr) return named(new StreamingEngineSpeechToText(asr, { ...o.pauses, interimEveryMs }), 'local');
+      return named(
+        new SegmentServiceSpeechToText(
           async (wav, signal, traceparent, hints) => {
             const result = await client.transcribe(wav, { signal, traceparent, language: 'en', ...(hints ? { hints } : {}) });
             return { text: result.text, words: [], ...(result.expected !== undefined ? { expected: result.expected } : {}) };
           },
           { interimEveryMs: interimEveryMs > 0 ? Math.max(300, interimEveryMs) : 0 },
-        );
+        ),
+        'service',
+      );
+    };
+    const stts = sttChoices.map(recogniser);
+    const stt = stts.length === 1 ? stts[0]! : new FailoverSpeechToText(stts);
     const live = new LiveTextToSpeech(client, { latency: settings.ttsLatency, referenceId: o.referenceId });
     lives.push(live);
     const http = new ChunkedTextToSpeech(async (text, signal, traceparent, rate) => {
@@ -96,13 +119,21 @@ export async function createEmbeddedAgentStack(options: Partial<EmbeddedStackOpt
       const parsed = parseWav(wav);
       return { samples: parsed.samples, sampleRate: parsed.sampleRate, words: [] };
     });
-    const engines = { stt, tts: new FallbackTextToSpeech(live, http, () => fallbacks++) };
+    const serviceTts = named(new FallbackTextToSpeech(live, http, () => fallbacks++), 'service');
+    const synthesiser = (choice: TtsChoice): TextToSpeech => {
+      if (typeof choice === 'object') return choice;
+      if (choice === 'local' && flite) return named(new ChunkedTextToSpeech((text, signal) => flite.synthesize(text, { voice: 'slt' }, signal)), 'local');
+      return serviceTts;
+    };
+    const ttss = ttsChoices.map(synthesiser);
+    const engines = { stt, tts: ttss.length === 1 ? ttss[0]! : new FailoverTextToSpeech(ttss) };
     perMode.set(mode, engines);
     return engines;
   };
   try {
     await Promise.all([
       asr?.preload(),
+      flite?.warmUp(),
       new SileroVad().ready().then((vad) => vad.release()),
       // Under an unsampled trace: a warm-up is no call, and must not show up as a trace of its own.
       o.warmTts ? client.tts({ text: 'Ready.', format: 'wav', sample_rate: 16000 }, { traceparent: unsampledTraceparent() }).collect() : undefined,
@@ -128,4 +159,10 @@ export async function createEmbeddedAgentStack(options: Partial<EmbeddedStackOpt
       await embedded?.close();
     },
   };
+}
+
+/** Gives a stack-built engine its provider name (for turn reports and metrics) without wrapping it. */
+function named<T extends SpeechToText | TextToSpeech>(engine: T, provider: string): T {
+  Object.defineProperty(engine, 'provider', { value: provider, enumerable: true });
+  return engine;
 }

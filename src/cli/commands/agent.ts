@@ -4,6 +4,7 @@ import type { AgentCommandOptions } from '../options.js';
 import { logLevelOption, parsePort, parsePositiveInteger } from '../parse.js';
 import { addSecretOption, secretValue, secrets } from '../secrets.js';
 import { asrOption, maxCallsDefaultHelp } from '../speech-engines.js';
+import { addProviderOptions } from '../provider-options.js';
 
 /** The phone options `shoal agent` and `shoal call` share. */
 export function addPhoneOptions(command: Command): Command {
@@ -49,7 +50,7 @@ Other carriers stream to /telephony/{telnyx,plivo,vonage,exotel}?key=$SHOAL_STRE
 Before exposing the agent (a non-loopback --host, a --public-url), see docs/operations.md.`,
     );
   for (const spec of [secrets.apiKey, secrets.accessToken, secrets.streamKey, secrets.streamSecret, secrets.twilioAuthToken]) addSecretOption(command, spec);
-  addLlmOptions(addPhoneOptions(command)).action(async (raw: AgentCommandOptions & { drainTimeout?: number }) => {
+  addLlmOptions(addPhoneOptions(addProviderOptions(command))).action(async (raw: AgentCommandOptions & { drainTimeout?: number }) => {
     const options: AgentCommandOptions = {
       ...raw,
       drainTimeoutMs: raw.drainTimeout,

@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { parsePort } from '../parse.js';
 import { addSecretOption, secretValue, secrets } from '../secrets.js';
 import { addPhoneOptions } from './agent.js';
+import { addProviderOptions } from '../provider-options.js';
 import type { CallCommandOptions } from '../options.js';
 
 export function registerCall(program: Command): void {
@@ -18,7 +19,7 @@ export function registerCall(program: Command): void {
     .option('--service-url <url>', 'hosted speech service base URL (default: the self-hosted service, in-process)')
     .option('--no-machine-detection', 'do not ask Twilio whether a person or a machine answered');
   for (const spec of [secrets.apiKey, secrets.twilioAuthToken, secrets.streamSecret]) addSecretOption(command, spec);
-  addPhoneOptions(command)
+  addPhoneOptions(addProviderOptions(command))
     .addHelpText('after', '\nNeeds TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and a public URL (--public-url or SHOAL_PUBLIC_URL) forwarding to --port.')
     .action(async (number: string, options: CallCommandOptions) => {
       const { runCallCommand } = await import('../run-call.js');

@@ -4,6 +4,7 @@ import type { LiveKitCommandOptions } from '../options.js';
 import { parsePositiveInteger, parsePositiveNumber } from '../parse.js';
 import { addSecretOption, secretValue, secrets } from '../secrets.js';
 import { asrOption, maxCallsDefaultHelp } from '../speech-engines.js';
+import { addProviderOptions } from '../provider-options.js';
 
 function parseTransfer(value: string, previous: Record<string, string> = {}): Record<string, string> {
   const at = value.indexOf('=');
@@ -57,7 +58,7 @@ Examples:
   shoal livekit --agent-name support --agent support --caller-kind sip --transfer "human agent=tel:+15550100"`,
     );
   for (const spec of [secrets.liveKitApiKey, secrets.liveKitApiSecret, secrets.serviceKey]) addSecretOption(command, spec);
-  addLlmOptions(command).action(async (options: LiveKitCommandOptions) => {
+  addLlmOptions(addProviderOptions(command)).action(async (options: LiveKitCommandOptions) => {
       const { runLiveKitCommand } = await import('../run-livekit.js');
       await runLiveKitCommand({
         ...options,

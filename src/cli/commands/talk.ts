@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import type { TalkCommandOptions } from '../options.js';
 import { logLevelOption } from '../parse.js';
 import { addLlmOptions } from '../llm-options.js';
+import { addProviderOptions } from '../provider-options.js';
 
 export function registerTalk(program: Command): void {
   const command = program
@@ -15,7 +16,7 @@ export function registerTalk(program: Command): void {
     .option('--json', 'print one JSON object per turn on stdout')
     .option('--fast', 'play the caller faster than real time')
     .addOption(logLevelOption('warn'));
-  addLlmOptions(command).action(async (options: TalkCommandOptions) => {
+  addLlmOptions(addProviderOptions(command)).action(async (options: TalkCommandOptions) => {
     const { runTalk } = await import('../run-talk.js');
     await runTalk(options);
   });

@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import type { TestCommandOptions } from '../options.js';
 import { parsePositiveInteger } from '../parse.js';
 import { addLlmOptions } from '../llm-options.js';
+import { addProviderOptions } from '../provider-options.js';
 
 function parseSeed(value: string): number {
   const seed = Number(value);
@@ -20,8 +21,7 @@ function parseUrl(value: string): string {
 }
 
 export function registerTest(program: Command): void {
-  const command = program
-    .command('test')
+  const command = addProviderOptions(program.command('test'))
     .description('put simulated callers through an agent, as scenario files describe, and give a verdict per scenario')
     .argument('<paths...>', 'scenario files (YAML or JSON; Pipecat Evals scripted files too) or directories of them')
     .option('--json', 'print one JSON object per scenario run on stdout (name, file, passed, failures, turns, duration_ms, ...), then the suite report ({"report": ...})')
