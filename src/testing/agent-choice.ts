@@ -33,13 +33,16 @@ export async function scenarioDialogue(scenario: Scenario, choice: AgentChoice =
   const name = scenario.agent ?? fallback?.agent;
   try {
     if (scenario.llm) {
-      const { ChatCompletionDialogue } = await import('../../plugins/index.js');
+      const { ChatCompletionDialogue, declaredTools, loadToolFile } = await import('../../plugins/index.js');
+      const declared = scenario.llm.tools;
+      const tools = typeof declared === 'string' ? loadToolFile(resolve(scenario.dir, declared)) : declared ? declaredTools(declared, scenario.file ?? scenario.name) : [];
       const instructions = scenario.llm.instructions ? (await readFile(resolve(scenario.dir, scenario.llm.instructions), 'utf8')).trim() : undefined;
       const apiKey = scenario.llm.key ?? process.env.OPENAI_API_KEY;
       return new ChatCompletionDialogue({
         baseUrl: scenario.llm.url.replace(/\/+$/, ''),
         model: scenario.llm.model ?? 'gpt-4o-mini',
-        greeting: 'Hello! How can I help you today?',
+        ...(scenario.llm.greeting !== '' ? { greeting: scenario.llm.greeting ?? 'Hello! How can I help you today?' } : {}),
+        tools,
         endCallTool: true,
         expectTool: true,
         ...(apiKey ? { apiKey } : {}),
