@@ -2,3 +2,4 @@ export * from './echo/index.js';
 export * from './scripted/index.js';
 export * from './openai/index.js';
 export { wordDeltas, streamOutputs, textOutputs } from './word-stream.js';
+export * from './flow/index.js';
