@@ -3,7 +3,7 @@ import { context, trace, type Context } from '@opentelemetry/api';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ConversationMessage, Dialogue, DialogueInput, DialogueOutput, Expectation } from '../../src/agent/index.js';
 import { renderTemplate, ScriptStateMachine, scriptExpectations, type ConversationState, type DialogueScript, type Outcome, type TurnOutcome } from '../scripted/index.js';
-import { declaredTool, EXPECT_TOOL, expectTool, runTool, toChatMessages, type ChatTool, type RetryOptions } from '../openai/index.js';
+import { declaredTool, EXPECT_TOOL, expectTool, runTool, toChatMessages, type ChatTool, type RetryOptions, type ToolOutcome } from '../openai/index.js';
 import { toolResultContent, userMessage } from '../openai/chat-messages.js';
 import { CompletionStream, outgoingTraceparent, type WireToolCall } from '../openai/completion-stream.js';
 import { expectationsOf } from '../openai/expect-tool.js';
@@ -239,7 +239,7 @@ class FlowTurn {
     const answer = (outcome: { result?: unknown; error?: string }) => this.turnMessages.push({ role: 'tool', tool_call_id: call.id, content: toolResultContent(outcome) });
     if (!found) {
       const error = `there is no tool named "${call.function.name}" in this step; the tools you may call are: ${offered.map(([wire]) => wire).join(', ')}`;
-      this.out.next({ type: 'tool-call', id: call.id, name: call.function.name, arguments: args ?? {}, error });
+      // Refused, not run: only the model hears of it (a tool of another step is not a call the application acts on).
       answer({ error });
       return undefined;
     }
@@ -274,15 +274,13 @@ class FlowTurn {
         this.out.next({ type: 'expect', expectations });
       }
     }
-    if (!tool.run) {
-      this.out.next({ type: 'tool-call', id: call.id, name: tool.name, arguments: args });
-      answer({ result: null });
-      return undefined;
-    }
-    const toolContext = { callId: call.id, signal: this.signal, traceparent: outgoingTraceparent(this.traceContext), ...(this.input.callId ? { conversationId: this.input.callId } : {}) };
-    const outcome = await runTool(tool.run, args, toolContext);
-    if (this.signal.aborted) return undefined;
-    this.out.next({ type: 'tool-call', id: call.id, name: tool.name, arguments: args, ...outcome });
+    let outcome: ToolOutcome = { result: null };
+    if (tool.run) {
+      const toolContext = { callId: call.id, signal: this.signal, traceparent: outgoingTraceparent(this.traceContext), ...(this.input.callId ? { conversationId: this.input.callId } : {}) };
+      outcome = await runTool(tool.run, args, toolContext);
+      if (this.signal.aborted) return undefined;
+      this.out.next({ type: 'tool-call', id: call.id, name: tool.name, arguments: args, ...outcome });
+    } else this.out.next({ type: 'tool-call', id: call.id, name: tool.name, arguments: args });
     answer(outcome);
     const branch = state.on_tool?.[tool.name];
     if (!branch) return undefined;
