@@ -3,3 +3,4 @@ export * from './scripted/index.js';
 export * from './openai/index.js';
 export { wordDeltas, streamOutputs, textOutputs } from './word-stream.js';
 export * from './flow/index.js';
+export * from './mcp/index.js';

@@ -1,0 +1,92 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { McpServer, McpServerError, wireName } from '../plugins/index.js';
+import type { ChatTool } from '../plugins/index.js';
+import { bankServer } from './support/mcp-bank-server.js';
+
+const stdio = { command: process.execPath, args: ['--import', 'tsx', 'test/support/mcp-bank-server.ts'] };
+const context = (signal = new AbortController().signal) => ({ callId: 'c1', signal });
+const tool = (server: McpServer, name: string): ChatTool => server.tools.find((t) => t.name === `bank.${name}`)!;
+
+describe('tools of an MCP server over stdio', () => {
+  let bank: McpServer;
+  beforeAll(async () => {
+    bank = await McpServer.connect('bank', stdio, { timeoutMs: 3000 });
+  }, 30_000);
+  afterAll(() => bank?.close());
+
+  it('are listed at start-up as server.tool, offered under an OpenAI-safe name, not speculative', () => {
+    expect(bank.tools.map((t) => t.name)).toEqual(['bank.block_card', 'bank.slow', 'bank.cancelled', 'bank.refuse', 'bank.crash']);
+    expect(wireName('bank.block_card')).toBe('bank_block_card');
+    expect(tool(bank, 'block_card').parameters).toMatchObject({ type: 'object', properties: { last4: { type: 'string' } }, required: ['last4'] });
+    expect(bank.tools.every((t) => t.speculative === false)).toBe(true);
+  });
+
+  it('run with arguments the server validates; its answer is the result, its error the error', async () => {
+    await expect(tool(bank, 'block_card').run!({ last4: '4242' }, context())).resolves.toBe('card ending 4242 blocked');
+    await expect(tool(bank, 'block_card').run!({ last4: 'abc' }, context())).rejects.toThrow(/last4/);
+    await expect(tool(bank, 'refuse').run!({}, context())).rejects.toThrow('the core banking system is down');
+  });
+
+  it('a slow call is cancelled when the reply is (barge-in), and the server hears of it', async () => {
+    const abort = new AbortController();
+    const started = Date.now();
+    const call = tool(bank, 'slow').run!({}, context(abort.signal)) as Promise<unknown>;
+    setTimeout(() => abort.abort(), 200);
+    await expect(call).rejects.toThrow();
+    expect(Date.now() - started).toBeLessThan(2000);
+    await expect.poll(() => tool(bank, 'cancelled').run!({}, context()), { timeout: 2000 }).toBe('1');
+  });
+
+  it('an allow-list offers only the tools named, and a tool the server lacks fails at start-up', async () => {
+    const few = await McpServer.connect('bank', stdio, { allow: ['block_card'] });
+    expect(few.tools.map((t) => t.name)).toEqual(['bank.block_card']);
+    await few.close();
+    await expect(McpServer.connect('bank', stdio, { allow: ['open_account'] })).rejects.toThrow(/no tool "open_account" \(its tools: block_card, slow/);
+  }, 30_000);
+});
+
+describe('an MCP server that crashes', () => {
+  it('is started again once; when it dies again its calls fail with that', async () => {
+    const bank = await McpServer.connect('bank', stdio);
+    await expect(tool(bank, 'crash').run!({}, context())).rejects.toThrow();
+    await expect(tool(bank, 'block_card').run!({ last4: '1111' }, context())).resolves.toBe('card ending 1111 blocked');
+    await expect(tool(bank, 'crash').run!({}, context())).rejects.toThrow();
+    await expect(tool(bank, 'block_card').run!({ last4: '1111' }, context())).rejects.toThrow(McpServerError);
+    await bank.close();
+  }, 30_000);
+
+  it('that cannot start is a clear error', async () => {
+    await expect(McpServer.connect('nope', 'definitely-not-a-command-xyz')).rejects.toThrow(/cannot start MCP server nope \(definitely-not-a-command-xyz\)/);
+  });
+});
+
+describe('tools of an MCP server over Streamable HTTP', () => {
+  let http: Server;
+  let url = '';
+  beforeAll(async () => {
+    http = createServer(async (req, res) => {
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+      const server = bankServer();
+      res.on('close', () => void transport.close().then(() => server.close()));
+      await server.connect(transport);
+      await transport.handleRequest(req, res);
+    });
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+  });
+  afterAll(async () => {
+    http.closeAllConnections();
+    await new Promise((resolve) => http.close(resolve));
+  });
+
+  it('are listed and called', async () => {
+    const bank = await McpServer.connect('bank', url);
+    expect(bank.tools.map((t) => t.name)).toContain('bank.block_card');
+    await expect(tool(bank, 'block_card').run!({ last4: '9876' }, context())).resolves.toBe('card ending 9876 blocked');
+    await expect(tool(bank, 'refuse').run!({}, context())).rejects.toThrow('the core banking system is down');
+    await bank.close();
+  });
+});
