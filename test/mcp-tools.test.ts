@@ -2,7 +2,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { McpServer, McpServerError, wireName } from '../plugins/index.js';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { lastValueFrom, toArray } from 'rxjs';
+import { FlowDialogue, McpServer, McpServerError, openDialogueFile, wireName } from '../plugins/index.js';
+import { callsTools, FakeOpenAiServer, says } from './fake-openai-server.js';
 import type { ChatTool } from '../plugins/index.js';
 import { bankServer } from './support/mcp-bank-server.js';
 
@@ -88,5 +93,47 @@ describe('tools of an MCP server over Streamable HTTP', () => {
     await expect(tool(bank, 'block_card').run!({ last4: '9876' }, context())).resolves.toBe('card ending 9876 blocked');
     await expect(tool(bank, 'refuse').run!({}, context())).rejects.toThrow('the core banking system is down');
     await bank.close();
+  });
+});
+
+describe('MCP tools in a flow', () => {
+  it('mcp: starts the server, offers the named tools as server_tool, and on_tool follows their results', async () => {
+    const model = await new FakeOpenAiServer().start();
+    const dir = mkdtempSync(join(tmpdir(), 'shoal-flow-mcp-'));
+    const file = join(dir, 'bank.yaml');
+    writeFileSync(
+      file,
+      `name: bank
+start: block
+llm: { url: "${model.baseUrl}", model: m }
+mcp:
+  bank: { command: "${process.execPath}", args: [--import, tsx, "${resolve('test/support/mcp-bank-server.ts')}"] }
+states:
+  block:
+    say: Which card?
+    llm: { task: Block the caller's card., tools: [bank.block_card] }
+    on_tool: { bank.block_card: { goto: done } }
+  done: { say: Your card is blocked. Goodbye., then: { end: true } }
+`,
+    );
+    const opened = await openDialogueFile(file);
+    try {
+      const dialogue = opened.create() as FlowDialogue;
+      model.handlers.push(callsTools([{ id: 'c1', name: 'bank_block_card', arguments: { last4: '4242' } }]));
+      const outputs = await lastValueFrom(dialogue.respond({ history: [{ role: 'agent', text: 'Which card?' }], userText: 'the one ending 4242' }).pipe(toArray()));
+      expect((model.seen[0]!.body.tools as Array<{ function: { name: string } }>).map((t) => t.function.name)).toEqual(['bank_block_card', 'expect_answer']);
+      expect(outputs[0]).toMatchObject({ type: 'tool-call', name: 'bank.block_card', result: 'card ending 4242 blocked' });
+      expect(dialogue.state).toBe('done');
+    } finally {
+      await opened.close();
+      await model.close();
+    }
+  }, 30_000);
+
+  it('a flow naming an MCP server it does not declare fails at load', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'shoal-flow-mcp-'));
+    const file = join(dir, 'bad.yaml');
+    writeFileSync(file, 'name: bad\nstart: a\nllm: { url: "http://127.0.0.1:9/v1" }\nstates:\n  a:\n    llm: { task: t, tools: [crm.lookup] }\n');
+    await expect(openDialogueFile(file)).rejects.toThrow(/states\.a\.llm\.tools\[0\] \(line 6\): unknown MCP server "crm"/);
   });
 });

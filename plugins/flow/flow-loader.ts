@@ -4,6 +4,7 @@ import { loadScript, parseScript, ScriptedDialogue, type DialogueScript, type Sc
 import type { Dialogue } from '../../src/agent/index.js';
 import { FlowDialogue, type FlowDialogueOptions } from './flow-dialogue.js';
 import { findFlowProblems } from './flow-references.js';
+import { McpServer } from '../mcp/index.js';
 import { flowSchema, type Flow } from './flow-schema.js';
 
 /** What a flow may name besides what it declares: tools given in code. */
@@ -12,7 +13,7 @@ export interface FlowLoadOptions {
 }
 
 function flowFormat(options: FlowLoadOptions): ScriptFormat<Flow> {
-  return { schema: flowSchema, references: (flow) => findFlowProblems(flow, options.tools ?? []) };
+  return { schema: flowSchema, references: (flow) => findFlowProblems(flow, options.tools ?? [], Object.keys(flow.mcp)) };
 }
 
 /** Reads and checks a flow file (a scripted dialogue whose states may be LLM states); throws `ScriptValidationError` naming each bad field and line. */
@@ -27,6 +28,41 @@ export function parseFlow(text: string, source = 'flow', options: FlowLoadOption
 /** True when the file has LLM states (or a model), so it needs a `FlowDialogue` rather than a `ScriptedDialogue`. */
 export function isFlow(flow: Flow): boolean {
   return flow.llm !== undefined || Object.values(flow.states).some((state) => state.llm !== undefined);
+}
+
+/** A dialogue file opened for calls: `create` makes one call's dialogue; `close` stops the file's MCP servers. */
+export interface OpenedDialogueFile {
+  create(): Dialogue;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens a dialogue file: a plain script, or a flow whose MCP servers are started (each offering the tools the
+ * flow names as `server.tool`) before the first call.
+ */
+export async function openDialogueFile(file: string, options: FlowDialogueOptions = {}): Promise<OpenedDialogueFile> {
+  const create = dialogueFileFactory(file, options);
+  const probe = create();
+  if (!(probe instanceof FlowDialogue) || Object.keys(probe.flow.mcp).length === 0) return { create, close: async () => undefined };
+  const servers = await connectFlowServers(probe.flow);
+  const tools = [...(options.tools ?? []), ...servers.flatMap((server) => server.tools)];
+  return { create: () => new FlowDialogue(probe.flow, { ...options, tools }), close: async () => void (await Promise.all(servers.map((server) => server.close()))) };
+}
+
+/** Starts a flow's MCP servers, each allowed the tools the flow names. */
+async function connectFlowServers(flow: Flow): Promise<McpServer[]> {
+  const named = [...flow.global_tools, ...Object.values(flow.states).flatMap((state) => state.llm?.tools ?? [])].filter((name) => name.includes('.'));
+  const servers: McpServer[] = [];
+  try {
+    for (const [name, spec] of Object.entries(flow.mcp)) {
+      const allow = [...new Set(named.filter((tool) => tool.startsWith(`${name}.`)).map((tool) => tool.slice(name.length + 1)))];
+      servers.push(await McpServer.connect(name, spec, { allow, ...(flow.mcp_timeout_ms !== undefined ? { timeoutMs: flow.mcp_timeout_ms } : {}) }));
+    }
+  } catch (error) {
+    await Promise.all(servers.map((server) => server.close()));
+    throw error;
+  }
+  return servers;
 }
 
 /**

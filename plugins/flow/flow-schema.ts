@@ -50,6 +50,15 @@ export const flowSchema = scriptSchema.extend({
   tools: z.record(identifier, toolDeclarationSchema).default({}),
   /** Offered in every LLM state. */
   global_tools: z.array(toolName).default([]),
+  /** MCP servers whose tools states name as `server.tool`: a command line (stdio), a URL (Streamable HTTP), or {command, args, env}. */
+  mcp: z
+    .record(
+      identifier,
+      z.union([z.string().min(1), z.strictObject({ command: z.string().min(1), args: z.array(z.string()).optional(), env: z.record(z.string(), z.string()).optional() })]),
+    )
+    .default({}),
+  /** Limit for one MCP tool call, ms. */
+  mcp_timeout_ms: z.number().int().min(1).optional(),
 });
 
 export type Flow = z.output<typeof flowSchema>;

@@ -16,8 +16,8 @@ async function loadDialogue(options: TalkCommandOptions): Promise<Dialogue> {
   const llm = await llmDialogue(options);
   if (llm) return llm;
   if (options.script) {
-    const { dialogueFileFactory } = await import('../../plugins/index.js');
-    return dialogueFileFactory(options.script)();
+    const { openDialogueFile } = await import('../../plugins/index.js');
+    return (await openDialogueFile(options.script)).create();
   }
   const { createDialogue } = await import('../../agents/index.js');
   return createDialogue(options.agent);

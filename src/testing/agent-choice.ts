@@ -50,8 +50,8 @@ export async function scenarioDialogue(scenario: Scenario, choice: AgentChoice =
       });
     }
     if (script) {
-      const { loadScriptedDialogue } = await import('../../plugins/index.js');
-      return loadScriptedDialogue(script);
+      const { openDialogueFile } = await import('../../plugins/index.js');
+      return (await openDialogueFile(script)).create();
     }
     if (name) {
       const { createDialogue } = await import('../../agents/index.js');
