@@ -137,3 +137,20 @@ states:
     await expect(openDialogueFile(file)).rejects.toThrow(/states\.a\.llm\.tools\[0\] \(line 6\): unknown MCP server "crm"/);
   });
 });
+
+describe('--mcp on the command line', () => {
+  it('offers the server\'s tools to the --llm-url model as name_tool, and they run', async () => {
+    const { llmDialogue } = await import('../src/cli/llm-options.js');
+    const model = await new FakeOpenAiServer().start();
+    const agent = await llmDialogue({ llmUrl: model.baseUrl, llmKey: 'k', mcp: [`bank=${process.execPath} --import tsx test/support/mcp-bank-server.ts`] });
+    try {
+      model.handlers.push(callsTools([{ id: 'c1', name: 'bank_block_card', arguments: { last4: '4242' } }]), says('Blocked.'));
+      const outputs = await lastValueFrom(agent!.respond({ history: [], userText: 'block my card ending 4242' }).pipe(toArray()));
+      expect((model.seen[0]!.body.tools as Array<{ function: { name: string } }>).map((t) => t.function.name)).toContain('bank_block_card');
+      expect(outputs[0]).toMatchObject({ type: 'tool-call', name: 'bank_block_card', result: 'card ending 4242 blocked' });
+      await expect(llmDialogue({ llmUrl: model.baseUrl, mcp: ['nope=definitely-not-a-command-xyz'] })).rejects.toThrow(/--mcp nope: cannot start MCP server nope/);
+    } finally {
+      await model.close();
+    }
+  }, 30_000);
+});
