@@ -13,7 +13,7 @@ import { AgentBusyError, CallRejectedError, type CallRequest, type RunningCall }
 import { CallAdmission } from '../agent/admission.js';
 import { recordTurn, watchAdmission } from '../agent/call-metrics.js';
 import { agents, createDialogue, UnknownAgentError } from '../../agents/index.js';
-import { openDialogueFile, findFlowProblems, flowSchema, loadScript, type DialogueScript } from '../../plugins/index.js';
+import { loadFlow, openDialogueFile } from '../../plugins/index.js';
 import { createLogger, type Logger } from '../logging/index.js';
 import type { AgentCommandOptions } from './options.js';
 import { defaults as llmDefaults, llmDialogue, type LlmCommandOptions } from './llm-options.js';
@@ -57,7 +57,7 @@ export async function dialogueSource(options: Pick<AgentCommandOptions, 'agent' 
     return { listing: { default: llm.name, agents: [{ name: llm.name, description }] }, create: () => ({ name: llm.name, dialogue: llm }) };
   }
   if (options.script) {
-    const script: DialogueScript = loadScript(options.script, { schema: flowSchema, references: (flow) => findFlowProblems(flow) }) as DialogueScript;
+    const script = loadFlow(options.script);
     const name = script.name || basename(options.script);
     const perCall = (await openDialogueFile(options.script)).create;
     return {
