@@ -4,3 +4,5 @@ export * from './openai/index.js';
 export { wordDeltas, streamOutputs, textOutputs } from './word-stream.js';
 export * from './deepgram/index.js';
 export * from './openai-audio/index.js';
+export * from './flow/index.js';
+export * from './mcp/index.js';

@@ -127,9 +127,16 @@ export class ChatCompletionDialogue implements Dialogue {
     const tools: ChatCompletionTool[] = this.tools.map(toolDefinition);
     const o = this.options;
     let endReason: string | undefined;
+    let spoken = '';
     for (let round = 0; round <= o.maxToolRounds; round++) {
       const request = { messages, tools, temperature: o.temperature, maxTokens: o.maxTokens, traceContext, signal, timeoutMs: o.requestTimeoutMs };
-      const { text, toolCalls } = await this.completions.complete(request, (delta) => out.next({ type: 'text', delta }));
+      const before = spoken;
+      const { text, toolCalls } = await this.completions.complete(request, (delta) => {
+        // Text of two model replies in one turn is two sentences: keep a space between them.
+        const joined = spoken === before && before && !/\s$/.test(before) && !/^\s/.test(delta) ? ` ${delta}` : delta;
+        spoken += joined;
+        out.next({ type: 'text', delta: joined });
+      });
       if (toolCalls.length === 0) break;
       messages.push({ role: 'assistant', content: text || null, tool_calls: toolCalls });
       let followUp = false;
@@ -142,7 +149,14 @@ export class ChatCompletionDialogue implements Dialogue {
           continue;
         }
         const tool = this.tools.find((t) => t.name === name);
-        if (tool?.run === undefined) {
+        if (tool === undefined) {
+          const error = `there is no tool named "${name}"; the tools you may call are: ${this.tools.map((t) => t.name).join(', ') || 'none'}`;
+          out.next({ type: 'tool-call', id: call.id, name, arguments: args.value ?? {}, error });
+          messages.push({ role: 'tool', tool_call_id: call.id, content: toolResultContent({ error }) });
+          followUp = true;
+          continue;
+        }
+        if (tool.run === undefined) {
           out.next({ type: 'tool-call', id: call.id, name, arguments: args.value ?? {} });
           messages.push({ role: 'tool', tool_call_id: call.id, content: toolResultContent({ result: null }) });
           continue;

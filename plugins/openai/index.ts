@@ -5,3 +5,4 @@ export { toChatMessages } from './chat-messages.js';
 export type { ChatEndpoint, CompletionEvent, RetryOptions } from './completion-stream.js';
 export { ChatCompletionHttpError, ChatCompletionConnectionError, ChatCompletionStreamError } from './errors.js';
 export { transferTool, TRANSFER_TOOL } from './transfer-tool.js';
+export { declaredTool, declaredTools, loadToolFile, toolDeclarationSchema, toolDeclarationsSchema, ToolFileError, type ToolDeclaration } from './declared-tools.js';

@@ -1,5 +1,8 @@
 export { ScriptedDialogue, loadScriptedDialogue, type ScriptedDialogueOptions } from './scripted-dialogue.js';
-export { loadScript, parseScript, validateScript } from './script-loader.js';
+export { loadScript, parseScript, validateScript, type ScriptFormat } from './script-loader.js';
+export { findReferenceProblems, type ReferenceProblem } from './script-references.js';
+export { scriptSchema, stateSchema, outcomeSchema } from './script-schema.js';
+export { scriptExpectations } from './script-expectations.js';
 export { ScriptStateMachine, defaults as scriptDefaults, type ConversationState, type TurnOutcome, type ScriptAction } from './script-state-machine.js';
 export { IntentMatcher, defaults as intentMatcherDefaults, type IntentMatcherOptions, type IntentScore } from './intent-matcher.js';
 export { extractSlot } from './slot-extractors.js';

@@ -2,14 +2,24 @@ import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
 import { scriptSchema, type DialogueScript } from './script-schema.js';
-import { findReferenceProblems } from './script-references.js';
+import type { z } from 'zod';
+import { findReferenceProblems, type ReferenceProblem } from './script-references.js';
 import { formatPath, ScriptReadError, ScriptSyntaxError, ScriptValidationError, type ScriptIssue, type ScriptPath } from './errors.js';
 
 type LineOf = (path: ScriptPath) => number | undefined;
 
+/** What a file is checked against: its schema and the checks of the names it refers to. */
+export interface ScriptFormat<Parsed> {
+  schema: z.ZodType<Parsed>;
+  references(parsed: Parsed): ReferenceProblem[];
+}
+const dialogueScript: ScriptFormat<DialogueScript> = { schema: scriptSchema, references: findReferenceProblems };
+
 /** Checks a parsed script object; throws `ScriptValidationError` listing every bad field by path. */
-export function validateScript(value: unknown, source = 'script', lineOf: LineOf = () => undefined): DialogueScript {
-  const parsed = scriptSchema.safeParse(value);
+export function validateScript(value: unknown, source?: string, lineOf?: LineOf): DialogueScript;
+export function validateScript<Parsed>(value: unknown, source: string, lineOf: LineOf | undefined, format: ScriptFormat<Parsed>): Parsed;
+export function validateScript(value: unknown, source = 'script', lineOf: LineOf = () => undefined, format: ScriptFormat<unknown> = dialogueScript): unknown {
+  const parsed = format.schema.safeParse(value);
   const issue = (path: ScriptPath, message: string): ScriptIssue => {
     const line = lineOf(path);
     return line === undefined ? { path: formatPath(path), message } : { path: formatPath(path), message, line };
@@ -25,7 +35,7 @@ export function validateScript(value: unknown, source = 'script', lineOf: LineOf
     });
     throw new ScriptValidationError(source, issues);
   }
-  const problems = findReferenceProblems(parsed.data);
+  const problems = format.references(parsed.data);
   if (problems.length > 0) throw new ScriptValidationError(source, problems.map((p) => issue(p.path, p.message)));
   return parsed.data;
 }
@@ -48,7 +58,9 @@ function yamlLineFinder(doc: Document, lines: LineCounter): LineOf {
 }
 
 /** Parses script text: JSON when `format` is json (or the text starts with `{`), else YAML. */
-export function parseScript(text: string, source = 'script', format?: 'json' | 'yaml'): DialogueScript {
+export function parseScript(text: string, source?: string, format?: 'json' | 'yaml'): DialogueScript;
+export function parseScript<Parsed>(text: string, source: string, format: 'json' | 'yaml' | undefined, kind: ScriptFormat<Parsed>): Parsed;
+export function parseScript(text: string, source = 'script', format?: 'json' | 'yaml', kind: ScriptFormat<unknown> = dialogueScript): unknown {
   const asJson = format === 'json' || (format === undefined && text.trimStart().startsWith('{'));
   if (asJson) {
     let value: unknown;
@@ -57,7 +69,7 @@ export function parseScript(text: string, source = 'script', format?: 'json' | '
     } catch (error) {
       throw new ScriptSyntaxError(source, (error as Error).message);
     }
-    return validateScript(value, source);
+    return validateScript(value, source, undefined, kind);
   }
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: true, uniqueKeys: true });
@@ -68,11 +80,13 @@ export function parseScript(text: string, source = 'script', format?: 'json' | '
   }
   // Scalars keep their plain JS values; anything non-JSON (dates, binary) is left for the schema to reject.
   const value: unknown = isScalar(doc.contents) ? doc.contents.value : doc.toJS({ maxAliasCount: 100 });
-  return validateScript(value, source, yamlLineFinder(doc, lines));
+  return validateScript(value, source, yamlLineFinder(doc, lines), kind);
 }
 
 /** Reads and validates a `.json`, `.yaml` or `.yml` script file. */
-export function loadScript(file: string): DialogueScript {
+export function loadScript(file: string): DialogueScript;
+export function loadScript<Parsed>(file: string, kind: ScriptFormat<Parsed>): Parsed;
+export function loadScript(file: string, kind: ScriptFormat<unknown> = dialogueScript): unknown {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -81,5 +95,5 @@ export function loadScript(file: string): DialogueScript {
   }
   const extension = extname(file).toLowerCase();
   const format = extension === '.json' ? 'json' : extension === '.yaml' || extension === '.yml' ? 'yaml' : undefined;
-  return parseScript(text, file, format);
+  return parseScript(text, file, format, kind);
 }

@@ -106,6 +106,8 @@ export const scriptSchema = z.strictObject({
   greeting: lines.optional(),
   start: identifier,
   reprompt: lines.optional(),
+  /** Caller silence after the agent stops speaking before `reprompt` is said, ms (default: the agent's, 8000). */
+  repromptAfterMs: z.number().int().min(500).optional(),
   /** Minimum intent score, 0..1. */
   threshold: z.number().min(0).max(1).optional(),
   /** Pause between streamed words, ms. */

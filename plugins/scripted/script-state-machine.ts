@@ -88,7 +88,15 @@ export class ScriptStateMachine {
   private readonly matcher: IntentMatcher;
   private readonly threshold: number;
 
-  constructor(readonly script: DialogueScript, matcherOptions: Partial<IntentMatcherOptions> = {}) {
+  /**
+   * `handedOff`: states whose turns another runner takes (a flow's LLM states): entering one says its `say`
+   * and stops there, without asking for slots or taking `then`.
+   */
+  constructor(
+    readonly script: DialogueScript,
+    matcherOptions: Partial<IntentMatcherOptions> = {},
+    private readonly handedOff: (state: string) => boolean = () => false,
+  ) {
     this.matcher = new IntentMatcher(script.intents, script.synonyms, matcherOptions);
     this.threshold = script.threshold ?? defaults.threshold;
   }
@@ -99,6 +107,14 @@ export class ScriptStateMachine {
     if (this.script.greeting) draft.parts.push(this.render(this.script.greeting, draft.slots, 0));
     this.enter(this.script.start, draft, 0);
     return { state: this.finish(draft, 0, 0).next, opening: draft.parts.join(' ') };
+  }
+
+  /** Takes `outcome` (reply, action, clear, end, goto) in `current`, as if a transition chose it. */
+  follow(current: ConversationState, outcome: Outcome): TurnOutcome {
+    const draft: TurnDraft = { state: current.state, slots: { ...current.slots }, parts: [], actions: [], hops: [current.state], filled: [] };
+    if (current.awaiting !== undefined) draft.awaiting = current.awaiting;
+    this.apply(outcome, draft, current.turns, '');
+    return this.finish(draft, current.turns, draft.state === current.state ? current.misses : 0);
   }
 
   /**
@@ -242,7 +258,7 @@ export class ScriptStateMachine {
     delete draft.awaiting;
     const state = this.stateNamed(name);
     if (state.say) draft.parts.push(this.render(state.say, draft.slots, turn));
-    this.continueForm(name, draft, turn);
+    if (!this.handedOff(name)) this.continueForm(name, draft, turn);
   }
 
   /** Asks for the first missing slot, or once all are filled takes the state's `then`. */

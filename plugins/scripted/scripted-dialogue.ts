@@ -27,6 +27,7 @@ export class ScriptedDialogue implements Dialogue {
   private readonly machine: ScriptStateMachine;
   private readonly initial: { state: ConversationState; opening: string };
   private readonly wordIntervalMs: number;
+  readonly repromptAfterMs?: number;
   /** States after each caller turn of the last history seen: `replayed[i]` follows `userTurns[i]`. */
   private userTurns: CallerTurn[] = [];
   private replayed: ConversationState[] = [];
@@ -36,6 +37,7 @@ export class ScriptedDialogue implements Dialogue {
     this.machine = new ScriptStateMachine(script, options.matcher);
     this.initial = this.machine.start();
     this.wordIntervalMs = options.wordIntervalMs ?? script.wordIntervalMs ?? 0;
+    if (script.repromptAfterMs !== undefined) this.repromptAfterMs = script.repromptAfterMs;
   }
 
   greeting(): string | undefined {

@@ -131,7 +131,7 @@ export class CallSession {
         if (reaction$) this.speaking.sayOutputs(() => reaction$);
       }),
     );
-    this.timers = new CallTimers(o.clock, o, {
+    this.timers = new CallTimers(o.clock, { ...o, userSilenceTimeoutMs: o.dialogue.repromptAfterMs ?? o.userSilenceTimeoutMs }, {
       reprompt: () => {
         if (!this.speaking.current) this.speaking.say(o.dialogue.reprompt?.(this.history) ?? o.repromptLine, 'reprompt');
       },

@@ -273,6 +273,8 @@ export interface Dialogue {
   /** Optional first line spoken when a call connects. */
   greeting?(): string | undefined;
   respond(input: DialogueInput): Observable<DialogueOutput>;
+  /** Caller silence after the agent stops speaking before `reprompt` (overrides the agent's `userSilenceTimeoutMs`). */
+  readonly repromptAfterMs?: number;
   /** Called for silence timeouts; returns the reprompt line. */
   reprompt?(history: readonly ConversationMessage[]): string | undefined;
   /**

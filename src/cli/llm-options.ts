@@ -3,6 +3,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Dialogue } from '../agent/index.js';
 import { readSecretFile } from './secrets.js';
 import type { TransferPolicy } from '../agent/transfer-target.js';
+import type { ChatTool } from '../../plugins/index.js';
 
 /** The `--llm-*` options shared by `shoal talk` and `shoal agent`. */
 export interface LlmCommandOptions {
@@ -12,6 +13,16 @@ export interface LlmCommandOptions {
   /** `--llm-key-file`: the key read from a file. */
   llmKeyFile?: string;
   instructions?: string;
+  /** `--tools FILE`: tools declared in a YAML or JSON file (`name: {description, parameters, http}`). */
+  tools?: string;
+  greeting?: string;
+  /** `--mcp NAME=COMMAND` / `--mcp NAME=URL`, repeatable: MCP servers whose tools the model is offered. */
+  mcp?: string[];
+}
+
+function collectMcp(value: string, previous: string[] = []): string[] {
+  if (!/^[A-Za-z_][A-Za-z0-9_-]*=\S/.test(value)) throw new InvalidArgumentError('expected NAME=COMMAND (stdio) or NAME=URL (Streamable HTTP), e.g. bank="node bank-server.js"');
+  return [...previous, value];
 }
 
 export const defaults = {
@@ -46,13 +57,16 @@ export function addLlmOptions(command: Command): Command {
     .option('--llm-model <name>', `model name sent to --llm-url (default: ${defaults.model})`)
     .option('--llm-key <key>', 'API key for --llm-url (default: $OPENAI_API_KEY; none for most local servers); prefer $OPENAI_API_KEY or --llm-key-file (a flag shows in ps)')
     .option('--llm-key-file <file>', 'read --llm-key from this file', readSecretFile)
-    .option('--instructions <file>', "system prompt for --llm-url: a text file with the agent's instructions");
+    .option('--instructions <file>', "system prompt for --llm-url: a text file with the agent's instructions")
+    .option('--tools <file>', 'tools for --llm-url: a YAML or JSON file of `name: {description, parameters, http: {url, method}}` (docs/llm-agents.md)')
+    .option('--mcp <name=command|url>', 'offer the tools of an MCP server to the --llm-url model, as name_tool (repeatable)', collectMcp)
+    .option('--greeting <text>', `first line of the --llm-url agent (default: "${defaults.greeting}"; "" for none)`);
 }
 
 /** The LLM dialogue the options ask for, or undefined without `--llm-url`. */
 export async function llmDialogue(options: LlmCommandOptions, transfers?: TransferPolicy): Promise<Dialogue | undefined> {
   if (!options.llmUrl) {
-    const stray = (['llmModel', 'llmKey', 'llmKeyFile', 'instructions'] as const).find((key) => options[key] !== undefined);
+    const stray = (['llmModel', 'llmKey', 'llmKeyFile', 'instructions', 'tools', 'greeting', 'mcp'] as const).find((key) => options[key] !== undefined);
     if (stray) throw new LlmOptionError(`--${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} needs --llm-url`);
     return undefined;
   }
@@ -64,17 +78,31 @@ export async function llmDialogue(options: LlmCommandOptions, transfers?: Transf
       throw new LlmOptionError(`cannot read --instructions ${options.instructions}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
     }
   }
-  const { ChatCompletionDialogue, transferTool } = await import('../../plugins/index.js');
+  const { ChatCompletionDialogue, transferTool, loadToolFile, McpServer, wireName } = await import('../../plugins/index.js');
+  let fileTools: ChatTool[] = [];
+  try {
+    fileTools = options.tools ? loadToolFile(options.tools) : [];
+  } catch (error) {
+    throw new LlmOptionError(`--tools: ${(error as Error).message}`);
+  }
+  for (const entry of options.mcp ?? []) {
+    const [name, spec] = [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)];
+    const server = await McpServer.connect(name, spec).catch((error: Error) => {
+      throw new LlmOptionError(`--mcp ${name}: ${error.message}`);
+    });
+    process.stderr.write(`shoal: MCP server ${name}: ${server.tools.map((tool) => wireName(tool.name)).join(', ') || 'no tools'}\n`);
+    fileTools.push(...server.tools.map((tool) => ({ ...tool, name: wireName(tool.name) })));
+  }
   const transferTools = transfers && (Object.keys(transfers.targets).length > 0 || transfers.defaultTarget || transfers.allowAnyTarget) ? [transferTool(transfers)] : [];
   const model = options.llmModel ?? defaults.model;
   return new ChatCompletionDialogue({
     baseUrl: options.llmUrl,
     model,
     name: `llm ${model}`,
-    greeting: defaults.greeting,
+    ...(options.greeting !== '' ? { greeting: options.greeting ?? defaults.greeting } : {}),
     endCallTool: true,
     expectTool: true,
-    tools: transferTools,
+    tools: [...fileTools, ...transferTools],
     ...((options.llmKey ?? options.llmKeyFile) ? { apiKey: options.llmKey ?? options.llmKeyFile } : {}),
     ...(systemPrompt ? { systemPrompt } : {}),
   });

@@ -50,7 +50,8 @@ try {
   await program.parseAsync(process.argv);
 } catch (error) {
   process.stderr.write(`shoal: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exitCode = 1;
+  // A dialogue file that does not load is a usage error, as for `shoal test`'s unusable files.
+  process.exitCode = error instanceof Error && ['ScriptValidationError', 'ScriptSyntaxError'].includes(error.name) ? 2 : 1;
 } finally {
   await telemetry?.shutdown();
 }

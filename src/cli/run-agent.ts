@@ -14,7 +14,7 @@ import { AgentBusyError, CallRejectedError, type CallRequest, type RunningCall }
 import { CallAdmission } from '../agent/admission.js';
 import { recordTurn, watchAdmission } from '../agent/call-metrics.js';
 import { agents, createDialogue, UnknownAgentError } from '../../agents/index.js';
-import { loadScript, ScriptedDialogue, type DialogueScript } from '../../plugins/index.js';
+import { loadFlow, openDialogueFile } from '../../plugins/index.js';
 import { createLogger, type Logger } from '../logging/index.js';
 import type { AgentCommandOptions } from './options.js';
 import { defaults as llmDefaults, llmDialogue, type LlmCommandOptions } from './llm-options.js';
@@ -59,11 +59,12 @@ export async function dialogueSource(options: Pick<AgentCommandOptions, 'agent' 
     return { listing: { default: llm.name, agents: [{ name: llm.name, description }] }, create: () => ({ name: llm.name, dialogue: llm }) };
   }
   if (options.script) {
-    const script: DialogueScript = loadScript(options.script);
+    const script = loadFlow(options.script);
     const name = script.name || basename(options.script);
+    const perCall = (await openDialogueFile(options.script)).create;
     return {
       listing: { default: name, agents: [{ name, description: script.description ?? `scripted dialogue from ${basename(options.script)}` }] },
-      create: () => ({ name, dialogue: new ScriptedDialogue(script) }),
+      create: () => ({ name, dialogue: perCall() }),
     };
   }
   createDialogue(options.agent); // fails at start-up, naming the agents that exist, rather than on the first call

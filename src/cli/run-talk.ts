@@ -17,8 +17,8 @@ async function loadDialogue(options: TalkCommandOptions): Promise<Dialogue> {
   const llm = await llmDialogue(options);
   if (llm) return llm;
   if (options.script) {
-    const { loadScriptedDialogue } = await import('../../plugins/index.js');
-    return loadScriptedDialogue(options.script);
+    const { openDialogueFile } = await import('../../plugins/index.js');
+    return (await openDialogueFile(options.script)).create();
   }
   const { createDialogue } = await import('../../agents/index.js');
   return createDialogue(options.agent);

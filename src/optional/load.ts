@@ -12,6 +12,7 @@ export const optionalPackages = {
   '@livekit/rtc-node': { purpose: 'the LiveKit room transport', install: 'npm install @livekit/rtc-node' },
   esbuild: { purpose: 'bundling the browser demo page from its sources', install: 'npm install esbuild' },
   openai: { purpose: 'the OpenAI-compatible LLM dialogue', install: 'npm install openai' },
+  '@modelcontextprotocol/sdk': { purpose: 'tools from MCP servers (mcp: in a flow)', install: 'npm install @modelcontextprotocol/sdk' },
   '@opentelemetry/sdk-node': { purpose: 'exporting traces by the OTEL_* environment variables', install: 'npm install @opentelemetry/sdk-node' },
 } as const satisfies Record<string, { purpose: string; install: string }>;
 
@@ -46,10 +47,10 @@ export function requireOptional<T>(name: OptionalPackageName): T {
   }
 }
 
-/** Imports an optional package; rejects with MissingPackageError when it is not installed. */
-export async function importOptional<T>(name: OptionalPackageName): Promise<T> {
+/** Imports an optional package (or one of its `subpath` exports); rejects with MissingPackageError when it is not installed. */
+export async function importOptional<T>(name: OptionalPackageName, subpath = ''): Promise<T> {
   try {
-    return (await import(name)) as T;
+    return (await import(`${name}${subpath}`)) as T;
   } catch (error) {
     throw isNotFound(error, name) ? new MissingPackageError(name, error) : error;
   }

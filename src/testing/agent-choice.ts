@@ -38,13 +38,17 @@ export async function scenarioDialogue(scenario: Scenario, choice: AgentChoice =
   const llmDir = scenario.llm ? scenario.dir : process.cwd();
   try {
     if (llm) {
-      const { ChatCompletionDialogue } = await import('../../plugins/index.js');
+      const { ChatCompletionDialogue, declaredTools, loadToolFile } = await import('../../plugins/index.js');
+      const declared = scenario.llm?.tools;
+      const tools = typeof declared === 'string' ? loadToolFile(resolve(scenario.dir, declared)) : declared ? declaredTools(declared, scenario.file ?? scenario.name) : [];
       const instructions = llm.instructions ? await readInstructions(resolve(llmDir, llm.instructions)) : undefined;
       const apiKey = llm.key ?? process.env.OPENAI_API_KEY;
+      const greeting = scenario.llm?.greeting;
       return new ChatCompletionDialogue({
         baseUrl: llm.url.replace(/\/+$/, ''),
         model: llm.model ?? 'gpt-4o-mini',
-        greeting: 'Hello! How can I help you today?',
+        ...(greeting !== '' ? { greeting: greeting ?? 'Hello! How can I help you today?' } : {}),
+        tools,
         endCallTool: true,
         expectTool: true,
         ...(apiKey ? { apiKey } : {}),
@@ -52,8 +56,8 @@ export async function scenarioDialogue(scenario: Scenario, choice: AgentChoice =
       });
     }
     if (script) {
-      const { loadScriptedDialogue } = await import('../../plugins/index.js');
-      return loadScriptedDialogue(script);
+      const { openDialogueFile } = await import('../../plugins/index.js');
+      return (await openDialogueFile(script)).create();
     }
     if (name) {
       const { createDialogue } = await import('../../agents/index.js');

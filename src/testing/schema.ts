@@ -107,6 +107,11 @@ export const llmSchema = z.strictObject({
   model: z.string().min(1).optional(),
   instructions: z.string().min(1).optional().describe('a text file with the system prompt (relative to the scenario file)'),
   key: z.string().optional().describe('API key; $OPENAI_API_KEY when absent'),
+  greeting: z.string().optional().describe('the agent\'s first line ("" for none)'),
+  tools: z
+    .union([z.string().min(1), z.record(z.string(), z.unknown())])
+    .optional()
+    .describe('tools the model may call: a YAML or JSON file (relative to the scenario file) or `name: {description, parameters, http: {url, method}}`'),
 });
 
 export const callerSchema = z

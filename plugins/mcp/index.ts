@@ -1,0 +1,1 @@
+export { McpServer, McpServerError, type McpServerSpec, type McpOptions } from './mcp-server.js';
