@@ -1,5 +1,4 @@
 import type { Clock } from '../../pipeline/clock.js';
-import type { CallSession } from '../call-session.js';
 import type { AgentEvent } from '../events.js';
 import type { CallEntry, CallRecordStore, TransportDescription } from './call-record.js';
 import { redactText, redactValue, type RedactionKind } from './redact.js';
@@ -15,6 +14,12 @@ export interface CallRecords {
 }
 
 export const recordDefaults = { flushEveryMs: 250 };
+
+/** What the recorder reads of a call (a `CallSession`): its events and its trace id. */
+export interface RecordedCall {
+  readonly events$: { subscribe(next: (event: AgentEvent) => void): unknown };
+  readonly traceId: string;
+}
 
 export interface CallFacts {
   id: string;
@@ -75,7 +80,7 @@ function redactEntry(entry: CallEntry, kinds: readonly RedactionKind[]): CallEnt
  * Keeps one call's record as the call goes: the call row when it starts, its entries in batches (so a process
  * that dies mid-call leaves an unfinished record with what happened so far), and how it ended at hang-up.
  */
-export function recordCall(records: CallRecords, session: CallSession, facts: CallFacts): void {
+export function recordCall(records: CallRecords, session: RecordedCall, facts: CallFacts): void {
   const { store } = records;
   const kinds = records.redact ?? [];
   const flushEveryMs = records.flushEveryMs ?? recordDefaults.flushEveryMs;
