@@ -1,6 +1,6 @@
 /**
  * The official @deepgram/sdk, as it is, against a real `shoal serve` (SQLite) on /v1/listen: live recognition
- * of a real recording (interims, finals, UtteranceEnd, Finalize, KeepAlive, the idle close), a bad key, and
+ * of a real recording (interims, finals, UtteranceEnd, Finalize), a bad key, the browser's subprotocol, and
  * prerecorded transcribeFile; each live socket billed exactly by the audio seconds it sent.
  */
 import { readFileSync } from 'node:fs';
@@ -8,67 +8,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeepgramClient } from '@deepgram/sdk';
 import { WebSocket } from 'ws';
-import { parseWav } from '../src/audio/index.js';
+import { asrMicrosPerSecond, billed, clip, openLive as openSdkLive, results, transcriptOf } from './deepgram-sdk-client.js';
 import { startServeProcess, type ServeProcess } from './serve-process.js';
 
-const idleTimeoutMs = 2000;
-/** The service's price of recognition, micro-credits per second of audio. */
-const asrMicrosPerSecond = 100;
 const credit = 10_000_000;
-
-function clip(name: string): Buffer {
-  const wav = parseWav(new Uint8Array(readFileSync(join(import.meta.dirname, 'fixtures', 'human', name))));
-  expect(wav.sampleRate).toBe(16000);
-  return Buffer.from(wav.samples.buffer, wav.samples.byteOffset, wav.samples.byteLength);
-}
-
-type Message = { type: string } & Record<string, any>;
-
-interface Live {
-  messages: Message[];
-  closed: Promise<{ code: number; reason: string }>;
-  send(bytes: Buffer, paceMs?: number): Promise<void>;
-  socket: Awaited<ReturnType<DeepgramClient['listen']['v1']['connect']>>;
-}
-
 let serve: ServeProcess;
-
-async function openLive(key: string, query: Record<string, unknown>): Promise<Live> {
-  const client = new DeepgramClient({ apiKey: key, baseUrl: serve.url, reconnect: false });
-  const socket = await client.listen.v1.connect({ model: 'nova-3', encoding: 'linear16', sample_rate: 16000, reconnectAttempts: 0, ...query } as never);
-  const messages: Message[] = [];
-  let resolveClosed!: (value: { code: number; reason: string }) => void;
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => (resolveClosed = resolve));
-  socket.on('message', (message) => messages.push(message as Message));
-  socket.on('close', (event) => resolveClosed({ code: event.code, reason: event.reason }));
-  socket.on('error', () => undefined);
-  socket.connect();
-  await socket.waitForOpen();
-  const chunkBytes = 3200; // 100 ms
-  return {
-    messages,
-    closed,
-    socket,
-    async send(bytes, paceMs = 10) {
-      for (let at = 0; at < bytes.length; at += chunkBytes) {
-        socket.sendMedia(bytes.subarray(at, at + chunkBytes));
-        await new Promise((resolve) => setTimeout(resolve, paceMs));
-      }
-    },
-  };
-}
-
-const billed = (bytes: number) => Math.ceil((bytes / 32000) * asrMicrosPerSecond);
-const results = (messages: Message[]) => messages.filter((message) => message.type === 'Results');
-const transcriptOf = (messages: Message[]) =>
-  results(messages)
-    .filter((message) => message.is_final)
-    .map((message) => message.channel.alternatives[0].transcript)
-    .join(' ')
-    .trim();
+const openLive = (key: string, query: Record<string, unknown>) => openSdkLive(serve.url, key, query);
 
 beforeAll(async () => {
-  serve = await startServeProcess({ args: ['--listen-idle-timeout', String(idleTimeoutMs)] });
+  serve = await startServeProcess();
 }, 120_000);
 
 afterAll(async () => {
@@ -117,26 +65,6 @@ describe('@deepgram/sdk live against shoal serve', () => {
     live.socket.sendCloseStream({ type: 'CloseStream' });
     expect(await live.closed).toMatchObject({ code: 1000 });
     await expect.poll(() => serve.balance(user.id), { timeout: 5000 }).toBe(credit - billed(digits.length));
-  }, 60_000);
-
-  it('KeepAlive holds a silent socket open for 12 s; without it the socket closes 1011 NET-0001', async () => {
-    const user = await serve.addUser('keepalive', credit);
-    const kept = await openLive(user.key, {});
-    const idle = await openLive(user.key, {});
-    const started = Date.now();
-    while (Date.now() - started < 12_000) {
-      kept.socket.sendKeepAlive({ type: 'KeepAlive' });
-      await new Promise((resolve) => setTimeout(resolve, idleTimeoutMs / 3));
-    }
-    const idleClose = await idle.closed;
-    expect(idleClose.code).toBe(1011);
-    expect(idleClose.reason).toMatch(/^NET-0001/);
-    const word = clip('dev_01.wav');
-    await kept.send(word);
-    kept.socket.sendCloseStream({ type: 'CloseStream' });
-    expect(await kept.closed).toMatchObject({ code: 1000 });
-    expect(transcriptOf(kept.messages)).toBe('yes');
-    await expect.poll(() => serve.balance(user.id), { timeout: 5000 }).toBe(credit - billed(word.length));
   }, 60_000);
 
   it('a bad key is refused at the upgrade with 401 and nothing opens', async () => {
