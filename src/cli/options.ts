@@ -97,6 +97,8 @@ export interface ServeCommandOptions {
   keyRate?: number;
   /** Live sessions per API key at once; across the fleet with --database. */
   keyLiveSessions?: number;
+  /** A /v1/listen socket with no audio and no message for this long is closed (Deepgram's 10 s), in ms. */
+  listenIdleTimeout?: number;
 }
 
 export interface ServiceConnectionOptions {

@@ -39,6 +39,7 @@ export async function runServe(options: ServeCommandOptions): Promise<void> {
     voices: new BuiltinVoices(accounts.voices),
     extraRoutes: [accounts.routes],
     ...(options.ttsStreams ? { limits: { ttsStreams: options.ttsStreams } } : {}),
+    ...(options.listenIdleTimeout ? { listen: { idleTimeoutMs: options.listenIdleTimeout } } : {}),
     logger,
   });
   let url: string;

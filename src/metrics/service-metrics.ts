@@ -2,7 +2,7 @@ import { Counter, Gauge } from 'prom-client';
 import { metricsRegistry } from './registry.js';
 
 /** Why a connection was ended for taking too long. */
-export type TimeoutKind = 'headers' | 'body-stall' | 'live-start' | 'live-unread';
+export type TimeoutKind = 'headers' | 'body-stall' | 'live-start' | 'live-unread' | 'listen-idle';
 
 const refusals = new Counter({
   name: 'shoal_service_refusals_total',

@@ -19,6 +19,9 @@ import { registerAsrRoute } from './asr/route.js';
 import { registerVoiceDesignRoute } from './voice-design/route.js';
 import { LiveEndpoint } from './live/endpoint.js';
 import { defaults as liveDefaults, type LiveOptions } from './live/options.js';
+import { ListenEndpoint } from './listen/endpoint.js';
+import { defaults as listenDefaults, type ListenOptions } from './listen/options.js';
+import { registerPrerecordedRoute } from './listen/prerecorded.js';
 import type { Logger } from '../logging/index.js';
 
 export interface SpeechServiceOptions {
@@ -46,6 +49,8 @@ export interface SpeechServiceOptions {
   /** Timeouts and the cap on open connections. */
   connections: Partial<ConnectionLimits>;
   live: Partial<LiveOptions>;
+  /** The Deepgram-compatible recognition endpoint (`/v1/listen`). */
+  listen: Partial<ListenOptions>;
   /** Start the TTS engine (worker, compiled flite) before the service reports ready, so the first request is fast. */
   warmUp: boolean;
 }
@@ -56,6 +61,7 @@ export const defaults: SpeechServiceOptions = {
   limits: defaultLimits,
   connections: connectionDefaults,
   live: liveDefaults,
+  listen: listenDefaults,
   warmUp: true,
 };
 
@@ -121,9 +127,12 @@ export async function createSpeechService(options: Partial<SpeechServiceOptions>
   registerTtsRoutes(app, context);
   registerAsrRoute(app, context);
   registerVoiceDesignRoute(app, context);
+  const listenOptions = { ...listenDefaults, ...settings.listen };
+  registerPrerecordedRoute(app, context, listenOptions);
   for (const plugin of settings.extraRoutes) await app.register(plugin, { context });
 
-  const live = new LiveEndpoint(app, context, { ...liveDefaults, ...settings.live });
+  const listen = new ListenEndpoint(app, context, listenOptions);
+  const live = new LiveEndpoint(app, context, { ...liveDefaults, ...settings.live }, (request) => listen.handles(request));
   await app.ready();
   if (settings.warmUp) await warmUp(context.engines);
 
@@ -138,10 +147,10 @@ export async function createSpeechService(options: Partial<SpeechServiceOptions>
       return `http://${shownHost}:${address.port}`;
     },
     async drain(timeoutMs) {
-      await Promise.all([probes.drain(timeoutMs), live.drain(timeoutMs)]);
+      await Promise.all([probes.drain(timeoutMs), live.drain(timeoutMs), listen.drain(timeoutMs)]);
     },
     async close() {
-      await live.close();
+      await Promise.all([live.close(), listen.close()]);
       await app.close();
     },
   };

@@ -14,6 +14,7 @@ export function registerServe(program: Command): void {
     .option('--drain-timeout <ms>', 'on SIGTERM: answer 503 to new requests, wait this long for those in progress, then exit 0', parsePositiveInteger, 30_000)
     .option('--key-rate <n>', 'requests per second per API key, counted in fixed windows of 2 s (2N per window; default 20); the same window on one instance and, shared, on a fleet with --database', parsePositiveInteger)
     .option('--key-live-sessions <n>', 'live sessions per API key at once (default 5); shared by the fleet with --database', parsePositiveInteger)
+    .option('--listen-idle-timeout <ms>', 'close a /v1/listen socket after this long without audio or a message (default 10000, as Deepgram)', parsePositiveInteger)
     .option('--tts-streams <n>', 'HTTP TTS responses synthesised at once; one more is refused at once with 503 and Retry-After (default: one per core)', parsePositiveInteger)
     .addOption(logLevelOption('info'));
   addSecretOption(command, secrets.database);

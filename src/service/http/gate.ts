@@ -22,9 +22,10 @@ declare module 'fastify' {
   }
 }
 
+/** The API key of an `Authorization: Bearer <key>` header (`Token <key>` too, the scheme Deepgram clients send). */
 export function bearerKey(header: string | string[] | undefined): string | undefined {
   const value = Array.isArray(header) ? header[0] : header;
-  const match = value ? /^Bearer\s+(.+)$/i.exec(value.trim()) : null;
+  const match = value ? /^(?:Bearer|Token)\s+(.+)$/i.exec(value.trim()) : null;
   return match ? match[1]!.trim() : undefined;
 }
 

@@ -27,9 +27,12 @@ export class LiveEndpoint {
     private readonly app: FastifyInstance,
     private readonly service: ServiceContext,
     private readonly options: LiveOptions,
+    /** Upgrades another endpoint answers (this one then leaves them alone). */
+    answeredElsewhere: (request: IncomingMessage) => boolean = () => false,
   ) {
     this.server = new WebSocketServer({ noServer: true, maxPayload: options.maxFrameBytes, perMessageDeflate: false });
     app.server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+      if (answeredElsewhere(request)) return;
       this.upgrade(request, socket, head).catch((error: unknown) => {
         app.log.error({ err: error }, 'live upgrade failed');
         if (!socket.destroyed) answerRawSocket(socket, 500, 'internal error; the server log has the details');
