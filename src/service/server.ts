@@ -14,6 +14,8 @@ import { answerClientError, applyConnectionLimits, defaults as connectionDefault
 import { installMsgpackParser } from './http/content-type.js';
 import { registerTtsRoutes } from './tts/routes.js';
 import { registerAsrRoute } from './asr/route.js';
+import { registerOpenAiRoutes } from './openai/routes.js';
+import { StreamAdmission } from './tts/stream-admission.js';
 import { registerVoiceDesignRoute } from './voice-design/route.js';
 import { LiveEndpoint } from './live/endpoint.js';
 import { defaults as liveDefaults, type LiveOptions } from './live/options.js';
@@ -113,9 +115,11 @@ export async function createSpeechService(options: Partial<SpeechServiceOptions>
     );
   });
 
-  registerTtsRoutes(app, context);
+  const admission = new StreamAdmission(context.limits.ttsStreams);
+  registerTtsRoutes(app, context, admission);
   registerAsrRoute(app, context);
   registerVoiceDesignRoute(app, context);
+  await registerOpenAiRoutes(app, context, admission);
   for (const plugin of settings.extraRoutes) await app.register(plugin, { context });
 
   const live = new LiveEndpoint(app, context, { ...liveDefaults, ...settings.live });
