@@ -113,6 +113,9 @@ describe('money paths on a fleet', () => {
     expect(retry.status).toBe(200);
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect(Buffer.from(await retry.arrayBuffer()).equals(first)).toBe(true);
+    // The first request settles when its response closes: wait for its row, then see that no second one follows.
+    await until(async () => (await ledgerOf(a, 'retrier')).length > 0, 5000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await ledgerOf(a, 'retrier')).toEqual([{ amount_micros: -priceOf({ kind: 'tts', characters: 'Your order is confirmed.'.length }) }]);
   }, 60_000);
 

@@ -16,6 +16,8 @@ import { installIdempotency } from './http/idempotency.js';
 import type { IdempotencyStore } from './store/idempotency-store.js';
 import { registerTtsRoutes } from './tts/routes.js';
 import { registerAsrRoute } from './asr/route.js';
+import { registerOpenAiRoutes } from './openai/routes.js';
+import { StreamAdmission } from './tts/stream-admission.js';
 import { registerVoiceDesignRoute } from './voice-design/route.js';
 import { LiveEndpoint } from './live/endpoint.js';
 import { defaults as liveDefaults, type LiveOptions } from './live/options.js';
@@ -124,11 +126,13 @@ export async function createSpeechService(options: Partial<SpeechServiceOptions>
     );
   });
 
-  registerTtsRoutes(app, context);
+  const admission = new StreamAdmission(context.limits.ttsStreams);
+  registerTtsRoutes(app, context, admission);
   registerAsrRoute(app, context);
   registerVoiceDesignRoute(app, context);
   const listenOptions = { ...listenDefaults, ...settings.listen };
   registerPrerecordedRoute(app, context, listenOptions);
+  await registerOpenAiRoutes(app, context, admission);
   for (const plugin of settings.extraRoutes) await app.register(plugin, { context });
 
   const listen = new ListenEndpoint(app, context, listenOptions);

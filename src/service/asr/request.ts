@@ -23,7 +23,7 @@ const fieldsSchema = z.object({
   hints: hintsSchema.nullish(),
 });
 
-function tooLarge(limitBytes: number): ServiceError {
+export function tooLarge(limitBytes: number): ServiceError {
   const mb = Math.round(limitBytes / (1024 * 1024));
   return new ServiceError(413, `audio file is larger than ${mb} MB; split the recording into smaller files and offset the timestamps`);
 }
@@ -33,21 +33,31 @@ function toBoolean(value: z.output<typeof booleanField> | null | undefined): boo
   return value === true || value === 'true' || value === 'True' || value === '1';
 }
 
-async function readMultipart(request: FastifyRequest, limitBytes: number): Promise<Record<string, unknown>> {
+/** The fields of a multipart body; the file part named `fileField` becomes that field's bytes, other files are dropped. */
+export async function readMultipart(
+  request: FastifyRequest,
+  limitBytes: number,
+  fileField = 'audio',
+  partLimits: { fields?: number; parts?: number } = {},
+): Promise<Record<string, unknown>> {
   const fields: Record<string, unknown> = {};
   try {
-    for await (const part of request.parts()) {
+    for await (const part of request.parts({ limits: { fileSize: limitBytes, files: 1, ...partLimits } })) {
       if (part.type === 'file') {
         const bytes = await part.toBuffer();
-        if (part.fieldname === 'audio') fields.audio = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+        if (part.fieldname === fileField) fields[fileField] = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
       } else {
-        fields[part.fieldname] = part.value;
+        const previous = fields[part.fieldname];
+        // A repeated field (e.g. `timestamp_granularities[]`) collects its values.
+        if (previous === undefined) fields[part.fieldname] = part.value;
+        else fields[part.fieldname] = [...(Array.isArray(previous) ? previous : [previous]), part.value];
       }
     }
   } catch (error) {
     const code = (error as { code?: string }).code;
     if (code === 'FST_REQ_FILE_TOO_LARGE') throw tooLarge(limitBytes);
     if (code === 'FST_FILES_LIMIT') throw new ServiceError(400, 'send exactly one audio file per request');
+    if (error instanceof ServiceError) throw error;
     throw new ServiceError(400, `multipart body could not be read: ${(error as Error).message}`);
   }
   return fields;

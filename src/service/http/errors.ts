@@ -123,34 +123,37 @@ export function statusOf(error: unknown): number {
   return 500;
 }
 
+/** What an error answers, whatever the body's shape: status, message, and `retryAfterMs` when an engine queue is full. Sets `Retry-After` and logs server faults. */
+export function describeError(error: unknown, request: FastifyRequest, reply: FastifyReply): { status: number; message: string; retryAfterMs?: number } {
+  if (error instanceof ServiceError) {
+    if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(Math.ceil(error.retryAfterSeconds)));
+    return { status: error.status, message: error.message };
+  }
+  if (error instanceof EngineUnavailableError) return { status: 503, message: error.message };
+  if (error instanceof EngineBusyError) {
+    reply.header('retry-after', String(Math.ceil(error.retryAfterMs / 1000)));
+    return { status: 503, message: error.message, retryAfterMs: error.retryAfterMs };
+  }
+  if (isStorageFull(error)) {
+    request.log.error({ err: error }, 'storage is full');
+    return { status: 507, message: "the server's storage is full and nothing was saved; retry later (the operator must free disk space)" };
+  }
+  const fastifyError = error as Partial<FastifyError>;
+  const status = statusOf(error);
+  if (status >= 500) {
+    request.log.error({ err: error }, 'request failed');
+    return { status, message: 'internal error; the server log has the details' };
+  }
+  const describe = fastifyError.code ? frameworkMessages[fastifyError.code] : undefined;
+  return { status, message: describe ? describe(fastifyError as FastifyError) : (fastifyError.message ?? 'bad request') };
+}
+
 /** The one error handler of the service: every failure becomes `{status, message}` (or the 422 array). */
 export function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   countRefusal(error instanceof RequestValidationError ? 422 : statusOf(error));
   if (error instanceof RequestValidationError) {
     return reply.code(422).send(error.issues);
   }
-  if (error instanceof ServiceError) {
-    if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(Math.ceil(error.retryAfterSeconds)));
-    return reply.code(error.status).send({ status: error.status, message: error.message });
-  }
-  if (error instanceof EngineUnavailableError) {
-    return reply.code(503).send({ status: 503, message: error.message });
-  }
-  if (error instanceof EngineBusyError) {
-    reply.header('retry-after', String(Math.ceil(error.retryAfterMs / 1000)));
-    return reply.code(503).send({ status: 503, message: error.message, retryAfterMs: error.retryAfterMs });
-  }
-  if (isStorageFull(error)) {
-    request.log.error({ err: error }, 'storage is full');
-    return reply.code(507).send({ status: 507, message: "the server's storage is full and nothing was saved; retry later (the operator must free disk space)" });
-  }
-  const fastifyError = error as Partial<FastifyError>;
-  const status = statusOf(error);
-  if (status >= 500) {
-    request.log.error({ err: error }, 'request failed');
-    return reply.code(status).send({ status, message: 'internal error; the server log has the details' });
-  }
-  const describe = fastifyError.code ? frameworkMessages[fastifyError.code] : undefined;
-  const message = describe ? describe(fastifyError as FastifyError) : (fastifyError.message ?? 'bad request');
-  return reply.code(status).send({ status, message });
+  const { status, message, retryAfterMs } = describeError(error, request, reply);
+  return reply.code(status).send({ status, message, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
 }

@@ -20,7 +20,7 @@ import { StreamAdmission } from './stream-admission.js';
 
 const ttsContentTypes = ['application/json', ...msgpackTypes];
 
-interface StartedSynthesis {
+export interface StartedSynthesis {
   plan: TtsPlan;
   source: ChunkSource;
   encoder: AsyncStreamingEncoder;
@@ -28,21 +28,27 @@ interface StartedSynthesis {
   delivered: DeliveredText;
 }
 
+/** Validates a native TTS request (content type, `model` header, TTSRequest body) into a plan. */
+function planNativeTts(request: FastifyRequest, service: ServiceContext): Promise<TtsPlan> {
+  requireContentType(request, ttsContentTypes);
+  const model = modelForHttp(request.headers.model);
+  return prepareTts({ body: request.body, msgpack: isMsgpack(request), principal: principalOf(request), model }, service);
+}
+
 /**
- * Validates, plans, reserves the price and synthesises the first chunk; resolves with the encoded chunks once
+ * Plans the chunks, reserves the price and synthesises the first chunk; resolves with the encoded chunks once
  * the first one exists, so every error up to then is still a proper status (and bills nothing). Synthesis
  * stops when the client goes away.
  */
-async function startSynthesis(
+export async function startSynthesis(
+  plan: TtsPlan,
   request: FastifyRequest,
   reply: FastifyReply,
   service: ServiceContext,
   span: ServerSpan,
   admission: StreamAdmission,
 ): Promise<StartedSynthesis> {
-  requireContentType(request, ttsContentTypes);
-  const model = modelForHttp(request.headers.model);
-  const plan = await prepareTts({ body: request.body, msgpack: isMsgpack(request), principal: principalOf(request), model }, service);
+  const { model } = plan;
   const { chunks, characters } = planChunks(plan.request.text, plan.chunking, plan.synthesis.voices.length);
   if (chunks.length === 0) throw new ServiceError(400, 'text has nothing to speak; send some words');
   span.span.setAttributes({ [spanAttributes.ttsModel]: model.id, [spanAttributes.ttsFormat]: plan.encoder.format, [spanAttributes.ttsChunks]: chunks.length });
@@ -75,7 +81,7 @@ async function startSynthesis(
  * When the response closes: bills the characters whose audio was sent (all of them when it finished) and
  * counts voice model uses of a finished response; ends the span either way.
  */
-function settleOnClose(request: FastifyRequest, reply: FastifyReply, service: ServiceContext, started: StartedSynthesis, span: ServerSpan): void {
+export function settleOnClose(request: FastifyRequest, reply: FastifyReply, service: ServiceContext, started: StartedSynthesis, span: ServerSpan): void {
   const { plan, reservation, delivered } = started;
   reply.raw.once('close', () => {
     const finished = reply.raw.writableFinished;
@@ -102,15 +108,14 @@ async function* timestampEvents(chunks: AsyncGenerator<EncodedChunk>): AsyncGene
 }
 
 /** POST /v1/tts (chunked audio) and POST /v1/tts/stream/with-timestamp (SSE with word alignment). */
-export function registerTtsRoutes(app: FastifyInstance, service: ServiceContext): void {
-  const admission = new StreamAdmission(service.limits.ttsStreams);
+export function registerTtsRoutes(app: FastifyInstance, service: ServiceContext, admission: StreamAdmission): void {
   const routeOptions = { config: { inference: true }, bodyLimit: service.limits.ttsBodyBytes };
 
   app.post('/v1/tts', routeOptions, async (request, reply) => {
     const span = startServerSpan('tts', request.traceContext, { 'http.route': '/v1/tts' });
     request.traceId = span.traceId;
     try {
-      const started = await startSynthesis(request, reply, service, span, admission);
+      const started = await startSynthesis(await planNativeTts(request, service), request, reply, service, span, admission);
       settleOnClose(request, reply, service, started, span);
       reply.header('content-type', started.plan.contentType);
       return reply.send(Readable.from(encodeBytes(started.source, started.encoder), { objectMode: false }));
@@ -124,7 +129,7 @@ export function registerTtsRoutes(app: FastifyInstance, service: ServiceContext)
     const span = startServerSpan('tts.stream', request.traceContext, { 'http.route': '/v1/tts/stream/with-timestamp' });
     request.traceId = span.traceId;
     try {
-      const started = await startSynthesis(request, reply, service, span, admission);
+      const started = await startSynthesis(await planNativeTts(request, service), request, reply, service, span, admission);
       settleOnClose(request, reply, service, started, span);
       reply.header('content-type', 'text/event-stream; charset=utf-8').header('cache-control', 'no-cache');
       return reply.send(Readable.from(timestampEvents(encodeChunks(started.source, started.encoder)), { objectMode: false }));
