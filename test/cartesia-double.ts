@@ -24,7 +24,7 @@ export interface CartesiaDoubleOptions {
   msPerChar: number;
   /** Serve `wss://` (for `@cartesia/cartesia-js`, which always opens it). */
   tls: boolean;
-  /** Drop the socket (no close frame) after this many chunks in all, to play a provider dying mid-reply. */
+  /** Drop the socket (no close frame), once, after this many chunks in all, to play a provider dying mid-reply. */
   dropAfterChunks?: number;
 }
 
@@ -152,6 +152,7 @@ export class CartesiaDouble {
         send({ type: 'chunk', context_id: contextId, status_code: 206, done: false, data: piece.toString('base64'), step_time: 1 });
         this.chunksSent++;
         if (this.options.dropAfterChunks !== undefined && this.chunksSent >= this.options.dropAfterChunks) {
+          this.options.dropAfterChunks = undefined;
           ws.terminate();
           return;
         }

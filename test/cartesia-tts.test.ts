@@ -97,19 +97,20 @@ describe('Cartesia streaming synthesis', () => {
     }
   });
 
-  it('fails a reply with `dropped` when the socket drops mid-reply, and failover speaks the rest elsewhere', async () => {
+  it('fails a reply with `dropped` when the socket drops mid-reply, the error failover hands over on', async () => {
     double = await CartesiaDouble.start({ dropAfterChunks: 2, chunkMs: 20 });
     tts = cartesia({ apiKey: 'test-key', baseUrl: double.url });
-    const error = await lastValueFrom(tts.speak({ text$: from(['A reply that will not finish.']) })).catch((caught: unknown) => caught);
-    expect(error).toMatchObject({ provider: 'cartesia', kind: 'dropped' });
     const spare = await CartesiaDouble.start();
     const backup = cartesia({ apiKey: 'test-key', baseUrl: spare.url });
     try {
-      const failing = cartesia({ apiKey: 'test-key', baseUrl: double.url });
-      const audio = await lastValueFrom(new FailoverTextToSpeech([failing, backup]).speak({ text$: from(['One more try.']), sampleRate: 16000 }).pipe(toArray()));
-      failing.close();
-      expect(audio.at(-1)!.provider).toBe('cartesia');
-      expect(spare.seen).toHaveLength(1);
+      const failures: unknown[] = [];
+      const failover = new FailoverTextToSpeech([tts, backup], (_from, _to, error) => failures.push(error));
+      const audio = await lastValueFrom(failover.speak({ text$: from(['A reply that will not finish here.']), sampleRate: 16000 }).pipe(toArray()));
+      expect(failures).toHaveLength(1);
+      expect(failures[0]).toBeInstanceOf(ProviderError);
+      expect(failures[0]).toMatchObject({ provider: 'cartesia', kind: 'dropped' });
+      expect(spare.seen[0]!.messages[0]!['transcript']).toBe('A reply that will not finish here. ');
+      expect(samplesOf(audio)).toBeGreaterThan(0);
     } finally {
       backup.close();
       await spare.close();
