@@ -12,8 +12,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
-import { listen, pieces, sleep, spokenAudio, wireBytes } from './synthesis-double-kit.js';
+import type { WebSocket } from 'ws';
+import { listen, pieces, sleep, spokenAudio, WebSocketDouble, wireBytes } from './synthesis-double-kit.js';
 
 export interface CartesiaDoubleOptions {
   keys: string[];
@@ -49,19 +49,17 @@ interface Context {
 
 const encodings = { pcm_s16le: 'pcm16', pcm_mulaw: 'mulaw' } as const;
 
-export class CartesiaDouble {
-  readonly seen: CartesiaSeen[] = [];
+export class CartesiaDouble extends WebSocketDouble<CartesiaSeen> {
   private readonly options: CartesiaDoubleOptions;
   private chunksSent = 0;
-  private readonly wss = new WebSocketServer({ noServer: true });
 
   private constructor(
-    private readonly server: Server,
-    readonly url: string,
+    server: Server,
+    url: string,
     options: Partial<CartesiaDoubleOptions>,
   ) {
+    super(server, url);
     this.options = { keys: ['test-key'], firstAudioMs: 0, chunkMs: 100, chunkIntervalMs: 0, msPerChar: 20, tls: false, ...options };
-    server.on('upgrade', (request, socket, head) => this.upgrade(request, socket, head));
   }
 
   static async start(options: Partial<CartesiaDoubleOptions> = {}): Promise<CartesiaDouble> {
@@ -69,18 +67,7 @@ export class CartesiaDouble {
     return new CartesiaDouble(server, url, options);
   }
 
-  /** Drops every open socket without a close frame. */
-  kill(): void {
-    for (const seen of this.seen) seen.socket.terminate();
-  }
-
-  async close(): Promise<void> {
-    this.kill();
-    this.wss.close();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-
-  private upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+  protected upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
     const url = new URL(request.url ?? '/', 'http://double');
     const refuse = (status: number, text: string, body: object) => {
       socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n${JSON.stringify(body)}`);

@@ -1,14 +1,14 @@
-import { context, ROOT_CONTEXT, trace } from '@opentelemetry/api';
-import { firstValueFrom, from, lastValueFrom, Subject, toArray } from 'rxjs';
+import { context } from '@opentelemetry/api';
+import { from, lastValueFrom, toArray } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FailoverTextToSpeech, ProviderError, type SpokenAudio } from '../src/agent/index.js';
+import { FailoverTextToSpeech, ProviderError } from '../src/agent/index.js';
 import { ensureContextManager } from '../src/agent/tracing.js';
 import { decodeMuLaw, encodeMuLaw } from '../src/audio/index.js';
 import { cartesia, type CartesiaTextToSpeech } from '../plugins/cartesia/index.js';
 import { CartesiaDouble } from './cartesia-double.js';
 import { sleep, spokenAudio } from './synthesis-double-kit.js';
+import { bargeIn, expectKeyRejected, joinedSamples, longSentence, samplesOf, traceparent, tracedContext, withoutVariable } from './synthesis-test-kit.js';
 
-const samplesOf = (audio: SpokenAudio[]) => audio.reduce((total, piece) => total + piece.frame.samples.length, 0);
 
 describe('Cartesia streaming synthesis', () => {
   let double: CartesiaDouble | undefined;
@@ -43,13 +43,7 @@ describe('Cartesia streaming synthesis', () => {
     const audio = await lastValueFrom(tts.speak({ text$: from(['Yes.']), sampleRate: 8000 }).pipe(toArray()));
     expect(double.seen[0]!.messages[0]).toMatchObject({ output_format: { encoding: 'pcm_mulaw', sample_rate: 8000 } });
     const expected = decodeMuLaw(encodeMuLaw(spokenAudio('Yes.', 8000, 20).samples));
-    const got = new Int16Array(samplesOf(audio));
-    let offset = 0;
-    for (const piece of audio) {
-      got.set(piece.frame.samples, offset);
-      offset += piece.frame.samples.length;
-    }
-    expect(got).toEqual(expected);
+    expect(joinedSamples(audio)).toEqual(expected);
     expect(audio[0]!.frame.sampleRate).toBe(8000);
   });
 
@@ -63,13 +57,7 @@ describe('Cartesia streaming synthesis', () => {
   it('cancels the context at Cartesia on barge-in and hands on no more audio', async () => {
     double = await CartesiaDouble.start({ chunkMs: 20, chunkIntervalMs: 15 });
     tts = cartesia({ apiKey: 'test-key', baseUrl: double.url });
-    const text$ = new Subject<string>();
-    const received: SpokenAudio[] = [];
-    const subscription = tts.speak({ text$, sampleRate: 16000 }).subscribe((piece) => received.push(piece));
-    text$.next('This is a rather long sentence that the caller will interrupt before it ends.');
-    while (received.length === 0) await sleep(5);
-    subscription.unsubscribe();
-    const heldAt = received.length;
+    const { received, heldAt } = await bargeIn(tts, 16000);
     await sleep(100);
     const seen = double.seen[0]!;
     const contextId = seen.messages[0]!['context_id'];
@@ -78,23 +66,14 @@ describe('Cartesia streaming synthesis', () => {
     const chunks = seen.sent.filter((message) => message['type'] === 'chunk').length;
     await sleep(100);
     expect(seen.sent.filter((message) => message['type'] === 'chunk').length).toBe(chunks);
-    expect(chunks).toBeLessThan(Math.ceil(spokenAudio('This is a rather long sentence that the caller will interrupt before it ends.', 16000, 20).samples.length / 320));
+    expect(chunks).toBeLessThan(Math.ceil(spokenAudio(longSentence, 16000, 20).samples.length / 320));
   });
 
   it('names CARTESIA_API_KEY when the key is rejected or missing', async () => {
     double = await CartesiaDouble.start();
     tts = cartesia({ apiKey: 'wrong', baseUrl: double.url });
-    const error = await firstValueFrom(tts.speak({ text$: from(['Hi.']) })).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(ProviderError);
-    expect(error).toMatchObject({ provider: 'cartesia', kind: 'auth', details: { status: 401, keyVariable: 'CARTESIA_API_KEY' } });
-    expect((error as ProviderError).line).toContain('CARTESIA_API_KEY');
-    const saved = process.env['CARTESIA_API_KEY'];
-    delete process.env['CARTESIA_API_KEY'];
-    try {
-      expect(() => cartesia({ baseUrl: double!.url })).toThrow(/CARTESIA_API_KEY/);
-    } finally {
-      if (saved !== undefined) process.env['CARTESIA_API_KEY'] = saved;
-    }
+    await expectKeyRejected(tts.speak({ text$: from(['Hi.']) }), 'cartesia', 401, 'CARTESIA_API_KEY');
+    withoutVariable('CARTESIA_API_KEY', () => expect(() => cartesia({ baseUrl: double!.url })).toThrow(/CARTESIA_API_KEY/));
   });
 
   it('fails a reply with `dropped` when the socket drops mid-reply, the error failover hands over on', async () => {
@@ -121,8 +100,7 @@ describe('Cartesia streaming synthesis', () => {
     ensureContextManager();
     double = await CartesiaDouble.start();
     tts = cartesia({ apiKey: 'test-key', baseUrl: double.url });
-    const traced = trace.setSpanContext(ROOT_CONTEXT, { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 1 });
-    await context.with(traced, () => lastValueFrom(tts!.speak({ text$: from(['Traced.']) })));
-    expect(double.seen[0]!.headers.traceparent).toBe('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01');
+    await context.with(tracedContext(), () => lastValueFrom(tts!.speak({ text$: from(['Traced.']) })));
+    expect(double.seen[0]!.headers.traceparent).toBe(traceparent);
   });
 });

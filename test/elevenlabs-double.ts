@@ -14,8 +14,8 @@
  */
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
-import { listen, pieces, sleep, spokenAudio, wireBytes, type DoubleWord } from './synthesis-double-kit.js';
+import type { WebSocket } from 'ws';
+import { listen, pieces, sleep, spokenAudio, WebSocketDouble, wireBytes, type DoubleWord } from './synthesis-double-kit.js';
 
 export interface ElevenLabsDoubleOptions {
   keys: string[];
@@ -50,19 +50,17 @@ const formats: Record<string, { sampleRate: number; encoding: 'pcm16' | 'mulaw' 
   ...Object.fromEntries([8000, 16000, 22050, 24000, 44100, 48000].map((rate) => [`pcm_${rate}`, { sampleRate: rate, encoding: 'pcm16' as const }])),
 };
 
-export class ElevenLabsDouble {
-  readonly seen: ElevenLabsSeen[] = [];
+export class ElevenLabsDouble extends WebSocketDouble<ElevenLabsSeen> {
   private readonly options: ElevenLabsDoubleOptions;
-  private readonly wss = new WebSocketServer({ noServer: true });
   private chunksSent = 0;
 
   private constructor(
-    private readonly server: Server,
-    readonly url: string,
+    server: Server,
+    url: string,
     options: Partial<ElevenLabsDoubleOptions>,
   ) {
+    super(server, url);
     this.options = { keys: ['test-key'], firstAudioMs: 0, chunkMs: 100, chunkIntervalMs: 0, msPerChar: 20, ...options };
-    server.on('upgrade', (request, socket, head) => this.upgrade(request, socket, head));
   }
 
   static async start(options: Partial<ElevenLabsDoubleOptions> = {}): Promise<ElevenLabsDouble> {
@@ -70,17 +68,7 @@ export class ElevenLabsDouble {
     return new ElevenLabsDouble(server, url, options);
   }
 
-  kill(): void {
-    for (const seen of this.seen) seen.socket.terminate();
-  }
-
-  async close(): Promise<void> {
-    this.kill();
-    this.wss.close();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-
-  private upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+  protected upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
     const url = new URL(request.url ?? '/', 'http://double');
     const voice = /^\/v1\/text-to-speech\/([^/]+)\/multi-stream-input$/.exec(url.pathname)?.[1];
     if (!voice) {

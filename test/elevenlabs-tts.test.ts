@@ -1,23 +1,12 @@
-import { context, ROOT_CONTEXT, trace } from '@opentelemetry/api';
-import { firstValueFrom, from, lastValueFrom, Subject, toArray } from 'rxjs';
+import { context } from '@opentelemetry/api';
+import { from, lastValueFrom, toArray } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ProviderError, type SpokenAudio } from '../src/agent/index.js';
 import { ensureContextManager } from '../src/agent/tracing.js';
 import { decodeMuLaw, encodeMuLaw } from '../src/audio/index.js';
 import { elevenlabs, type ElevenLabsTextToSpeech } from '../plugins/elevenlabs/index.js';
 import { ElevenLabsDouble } from './elevenlabs-double.js';
 import { sleep, spokenAudio } from './synthesis-double-kit.js';
-
-const samplesOf = (audio: SpokenAudio[]) => audio.reduce((total, piece) => total + piece.frame.samples.length, 0);
-const joined = (audio: SpokenAudio[]) => {
-  const all = new Int16Array(samplesOf(audio));
-  let offset = 0;
-  for (const piece of audio) {
-    all.set(piece.frame.samples, offset);
-    offset += piece.frame.samples.length;
-  }
-  return all;
-};
+import { bargeIn, expectKeyRejected, joinedSamples, samplesOf, traceparent, tracedContext, withoutVariable } from './synthesis-test-kit.js';
 
 describe('ElevenLabs streaming synthesis', () => {
   let double: ElevenLabsDouble | undefined;
@@ -59,20 +48,14 @@ describe('ElevenLabs streaming synthesis', () => {
     tts = elevenlabs({ apiKey: 'test-key', baseUrl: double.url });
     const audio = await lastValueFrom(tts.speak({ text$: from(['Yes.']), sampleRate: 8000 }).pipe(toArray()));
     expect(double.seen[0]!.query.get('output_format')).toBe('ulaw_8000');
-    expect(joined(audio)).toEqual(decodeMuLaw(encodeMuLaw(spokenAudio('Yes.', 8000, 20).samples)));
+    expect(joinedSamples(audio)).toEqual(decodeMuLaw(encodeMuLaw(spokenAudio('Yes.', 8000, 20).samples)));
     expect(audio[0]!.frame.sampleRate).toBe(8000);
   });
 
   it('closes the context at ElevenLabs on barge-in and hands on no more audio', async () => {
     double = await ElevenLabsDouble.start({ chunkMs: 20, chunkIntervalMs: 15 });
     tts = elevenlabs({ apiKey: 'test-key', baseUrl: double.url });
-    const text$ = new Subject<string>();
-    const received: SpokenAudio[] = [];
-    const subscription = tts.speak({ text$, sampleRate: 16000 }).subscribe((piece) => received.push(piece));
-    text$.next('This is a rather long sentence that the caller will interrupt before it ends.');
-    while (received.length === 0) await sleep(5);
-    subscription.unsubscribe();
-    const heldAt = received.length;
+    const { received, heldAt } = await bargeIn(tts, 16000);
     await sleep(60);
     const seen = double.seen[0]!;
     expect(seen.messages.at(-1)).toEqual({ context_id: seen.messages[0]!['context_id'], close_context: true });
@@ -83,17 +66,8 @@ describe('ElevenLabs streaming synthesis', () => {
   it('names ELEVENLABS_API_KEY when the socket is closed on a bad key, or the key is missing', async () => {
     double = await ElevenLabsDouble.start();
     tts = elevenlabs({ apiKey: 'wrong', baseUrl: double.url });
-    const error = await firstValueFrom(tts.speak({ text$: from(['Hi.']) })).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(ProviderError);
-    expect(error).toMatchObject({ provider: 'elevenlabs', kind: 'auth', details: { status: 1008, keyVariable: 'ELEVENLABS_API_KEY' } });
-    expect((error as ProviderError).line).toContain('ELEVENLABS_API_KEY');
-    const saved = process.env['ELEVENLABS_API_KEY'];
-    delete process.env['ELEVENLABS_API_KEY'];
-    try {
-      expect(() => elevenlabs({ baseUrl: double!.url })).toThrow(/ELEVENLABS_API_KEY/);
-    } finally {
-      if (saved !== undefined) process.env['ELEVENLABS_API_KEY'] = saved;
-    }
+    await expectKeyRejected(tts.speak({ text$: from(['Hi.']) }), 'elevenlabs', 1008, 'ELEVENLABS_API_KEY');
+    withoutVariable('ELEVENLABS_API_KEY', () => expect(() => elevenlabs({ baseUrl: double!.url })).toThrow(/ELEVENLABS_API_KEY/));
   });
 
   it('fails a reply with `dropped` when the socket drops mid-reply, and opens a new socket for the next', async () => {
@@ -110,8 +84,7 @@ describe('ElevenLabs streaming synthesis', () => {
     ensureContextManager();
     double = await ElevenLabsDouble.start();
     tts = elevenlabs({ apiKey: 'test-key', baseUrl: double.url });
-    const traced = trace.setSpanContext(ROOT_CONTEXT, { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 1 });
-    await context.with(traced, () => lastValueFrom(tts!.speak({ text$: from(['Traced.']) })));
-    expect(double.seen[0]!.headers.traceparent).toBe('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01');
+    await context.with(tracedContext(), () => lastValueFrom(tts!.speak({ text$: from(['Traced.']) })));
+    expect(double.seen[0]!.headers.traceparent).toBe(traceparent);
   });
 });

@@ -1,17 +1,15 @@
-import { context, ROOT_CONTEXT, trace } from '@opentelemetry/api';
+import { context } from '@opentelemetry/api';
 import { createServer } from 'node:net';
-import { firstValueFrom, from, lastValueFrom, Subject, toArray } from 'rxjs';
+import { from, lastValueFrom, toArray } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ProviderError, type SpokenAudio } from '../src/agent/index.js';
+import { ProviderError } from '../src/agent/index.js';
 import { ensureContextManager } from '../src/agent/tracing.js';
 import { openaiSpeech, openaiTranscription } from '../plugins/openai-audio/index.js';
 import { OpenAiAudioDouble } from './openai-audio-double.js';
 import { toneUtterance } from './provider-audio.js';
 import { sleep, spokenAudio } from './synthesis-double-kit.js';
+import { bargeIn, expectKeyRejected, joinedSamples, samplesOf, traceparent, tracedContext, withoutVariable } from './synthesis-test-kit.js';
 
-const samplesOf = (audio: SpokenAudio[]) => audio.reduce((total, piece) => total + piece.frame.samples.length, 0);
-const traced = () => trace.setSpanContext(ROOT_CONTEXT, { traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', traceFlags: 1 });
-const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
 
 /** A port nothing listens on. */
 async function closedPort(): Promise<number> {
@@ -70,22 +68,18 @@ describe('OpenAI-compatible recognition on VAD segments', () => {
   });
 
   it('needs OPENAI_API_KEY for OpenAI itself, not for a local server', async () => {
-    const saved = process.env['OPENAI_API_KEY'];
-    delete process.env['OPENAI_API_KEY'];
-    try {
+    withoutVariable('OPENAI_API_KEY', () => {
       expect(() => openaiTranscription()).toThrow(/OPENAI_API_KEY/);
       expect(() => openaiSpeech({ baseUrl: 'https://api.openai.com/v1' })).toThrow(/OPENAI_API_KEY/);
       expect(openaiSpeech({ baseUrl: 'http://127.0.0.1:8880/v1' }).provider).toBe('openai');
-    } finally {
-      if (saved !== undefined) process.env['OPENAI_API_KEY'] = saved;
-    }
+    });
   });
 
   it('carries the utterance\'s traceparent on the request', async () => {
     ensureContextManager();
     double = await OpenAiAudioDouble.start({ script: ['Traced.'] });
     const stt = openaiTranscription({ apiKey: 'test-key', baseUrl: double.url });
-    await context.with(traced(), () => lastValueFrom(stt.transcribe(from(toneUtterance(16000, 300, 0)))));
+    await context.with(tracedContext(), () => lastValueFrom(stt.transcribe(from(toneUtterance(16000, 300, 0)))));
     expect(double.seen[0]!.headers.traceparent).toBe(traceparent);
   });
 });
@@ -115,13 +109,7 @@ describe('OpenAI-compatible synthesis, sentence by sentence', () => {
     const expected = spokenAudio('Just so.', 24000, 20).samples;
     for (const streamFormat of ['audio', 'sse'] as const) {
       const audio = await lastValueFrom(openaiSpeech({ apiKey: 'test-key', baseUrl: double.url, streamFormat }).speak({ text$: from(['Just so.']), sampleRate: 24000 }).pipe(toArray()));
-      const all = new Int16Array(samplesOf(audio));
-      let offset = 0;
-      for (const piece of audio) {
-        all.set(piece.frame.samples, offset);
-        offset += piece.frame.samples.length;
-      }
-      expect(all).toEqual(expected);
+      expect(joinedSamples(audio)).toEqual(expected);
     }
     expect(double.seen[1]!.fields['stream_format']).toBe('sse');
   });
@@ -129,13 +117,7 @@ describe('OpenAI-compatible synthesis, sentence by sentence', () => {
   it('aborts the request on barge-in and hands on no more audio', async () => {
     double = await OpenAiAudioDouble.start({ chunkMs: 20, chunkIntervalMs: 15 });
     const tts = openaiSpeech({ apiKey: 'test-key', baseUrl: double.url });
-    const text$ = new Subject<string>();
-    const received: SpokenAudio[] = [];
-    const subscription = tts.speak({ text$, sampleRate: 24000 }).subscribe((piece) => received.push(piece));
-    text$.next('This is a rather long sentence that the caller will interrupt before it ends.');
-    while (received.length === 0) await sleep(5);
-    subscription.unsubscribe();
-    const heldAt = received.length;
+    const { received, heldAt } = await bargeIn(tts, 24000);
     for (let waited = 0; !double.seen[0]!.aborted && waited < 1000; waited += 10) await sleep(10);
     expect(double.seen[0]!.aborted).toBe(true);
     await sleep(50);
@@ -144,9 +126,7 @@ describe('OpenAI-compatible synthesis, sentence by sentence', () => {
 
   it('gives typed errors: a rejected key naming OPENAI_API_KEY, a body cut mid-reply as dropped', async () => {
     double = await OpenAiAudioDouble.start({ dropAfterChunks: 2, chunkMs: 20 });
-    const rejected = await firstValueFrom(openaiSpeech({ apiKey: 'wrong', baseUrl: double.url }).speak({ text$: from(['Hi.']) })).catch((caught: unknown) => caught);
-    expect(rejected).toBeInstanceOf(ProviderError);
-    expect(rejected).toMatchObject({ provider: 'openai', kind: 'auth', details: { status: 401, keyVariable: 'OPENAI_API_KEY' } });
+    await expectKeyRejected(openaiSpeech({ apiKey: 'wrong', baseUrl: double.url }).speak({ text$: from(['Hi.']) }), 'openai', 401, 'OPENAI_API_KEY');
     const cut = await lastValueFrom(openaiSpeech({ apiKey: 'test-key', baseUrl: double.url }).speak({ text$: from(['A reply that will not finish.']) })).catch((caught: unknown) => caught);
     expect(cut).toBeInstanceOf(ProviderError);
     expect(cut).toMatchObject({ provider: 'openai', kind: 'dropped' });
@@ -156,7 +136,7 @@ describe('OpenAI-compatible synthesis, sentence by sentence', () => {
     ensureContextManager();
     double = await OpenAiAudioDouble.start();
     const tts = openaiSpeech({ apiKey: 'test-key', baseUrl: double.url });
-    await context.with(traced(), () => lastValueFrom(tts.speak({ text$: from(['One.', 'Two.']) })));
+    await context.with(tracedContext(), () => lastValueFrom(tts.speak({ text$: from(['One.', 'Two.']) })));
     expect(double.seen.map((request) => request.headers.traceparent)).toEqual([traceparent, traceparent]);
   });
 });

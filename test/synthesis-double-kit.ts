@@ -7,7 +7,9 @@ import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { WebSocketServer, type WebSocket } from 'ws';
 import { encodeMuLaw } from '../src/audio/index.js';
 
 export interface DoubleWord {
@@ -61,3 +63,29 @@ export async function listen(handler: (request: IncomingMessage, response: Serve
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** What the socket doubles share: a server on 127.0.0.1 whose upgrades they serve, the sockets seen, kill and close. */
+export abstract class WebSocketDouble<Seen extends { socket: WebSocket }> {
+  readonly seen: Seen[] = [];
+  protected readonly wss = new WebSocketServer({ noServer: true });
+
+  protected constructor(
+    private readonly server: Server,
+    readonly url: string,
+  ) {
+    server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(request, socket, head));
+  }
+
+  protected abstract upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void;
+
+  /** Drops every open socket without a close frame (a provider dying mid-call). */
+  kill(): void {
+    for (const seen of this.seen) seen.socket.terminate();
+  }
+
+  async close(): Promise<void> {
+    this.kill();
+    this.wss.close();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
