@@ -32,6 +32,11 @@ export class ContextSocket {
 
   constructor(private readonly options: ContextSocketOptions) {}
 
+  /** How many replies use the socket now. */
+  get contexts(): number {
+    return this.listeners.size;
+  }
+
   /** Opens the socket now when it is not open (a reply is coming). */
   warm(): void {
     this.connect().catch(() => undefined);

@@ -43,6 +43,15 @@ describe('ElevenLabs streaming synthesis', () => {
     ]);
   });
 
+  it('opens another socket past ElevenLabs\' 5 contexts per socket', async () => {
+    double = await ElevenLabsDouble.start();
+    tts = elevenlabs({ apiKey: 'test-key', baseUrl: double.url });
+    const replies = await Promise.all(Array.from({ length: 6 }, (_, index) => lastValueFrom(tts!.speak({ text$: from([`Reply ${index}.`]), sampleRate: 16000 }).pipe(toArray()))));
+    expect(replies.every((audio) => samplesOf(audio) > 0)).toBe(true);
+    const contexts = double.seen.map((seen) => new Set(seen.messages.map((message) => message['context_id'])).size);
+    expect(contexts).toEqual([5, 1]);
+  });
+
   it('asks for ulaw_8000 on a phone line and hands on the decoded 8 kHz audio', async () => {
     double = await ElevenLabsDouble.start();
     tts = elevenlabs({ apiKey: 'test-key', baseUrl: double.url });

@@ -8,18 +8,20 @@ import { base64Bytes, CharacterWords, WireAudioFrames } from '../synthesis-kit.j
 import { baseUrlVariable, elevenLabsBaseUrl, elevenLabsDefaults, elevenLabsSampleRates, keyVariable, type ElevenLabsOptions } from './options.js';
 
 const provider = 'elevenlabs';
+/** ElevenLabs takes at most 5 contexts at once on one multi-stream socket. */
+const contextsPerSocket = 5;
 type Message = Record<string, unknown>;
 
 /**
- * ElevenLabs streaming synthesis (`/v1/text-to-speech/{voice}/multi-stream-input`): one socket per output format
- * shared by the replies, a context per reply, each text piece flushed as it comes, PCM at the line's rate (`ulaw_8000`
+ * ElevenLabs streaming synthesis (`/v1/text-to-speech/{voice}/multi-stream-input`): sockets per output format shared
+ * by the replies (at most 5 contexts each, ElevenLabs' limit; another socket opens for more), a context per reply, each text piece flushed as it comes, PCM at the line's rate (`ulaw_8000`
  * for a phone line), character alignment turned into words, `close_context` on barge-in.
  */
 export class ElevenLabsTextToSpeech implements TextToSpeech {
   readonly provider = provider;
   readonly capabilities: SynthesisCapabilities;
   private readonly options: ElevenLabsOptions & { apiKey: string; baseUrl: string };
-  private readonly sockets = new Map<string, ContextSocket>();
+  private readonly sockets = new Map<string, ContextSocket[]>();
 
   constructor(options: Partial<ElevenLabsOptions> = {}) {
     const o = { ...elevenLabsDefaults, ...options };
@@ -42,7 +44,7 @@ export class ElevenLabsTextToSpeech implements TextToSpeech {
 
   /** Closes the sockets (at shutdown). */
   close(): void {
-    for (const socket of this.sockets.values()) socket.close();
+    for (const sockets of this.sockets.values()) sockets.forEach((socket) => socket.close());
     this.sockets.clear();
   }
 
@@ -53,8 +55,10 @@ export class ElevenLabsTextToSpeech implements TextToSpeech {
   }
 
   private socketFor(format: string): ContextSocket {
-    let socket = this.sockets.get(format);
-    if (socket) return socket;
+    const sockets = this.sockets.get(format) ?? [];
+    this.sockets.set(format, sockets);
+    const roomy = sockets.find((socket) => socket.contexts < contextsPerSocket);
+    if (roomy) return roomy;
     const o = this.options;
     const url = websocketUrl(o.baseUrl, `/v1/text-to-speech/${encodeURIComponent(o.voice)}/multi-stream-input`, {
       model_id: o.model,
@@ -63,7 +67,7 @@ export class ElevenLabsTextToSpeech implements TextToSpeech {
       sync_alignment: o.syncAlignment,
       inactivity_timeout: o.inactivityTimeoutS,
     });
-    socket = new ContextSocket({
+    const socket = new ContextSocket({
       provider,
       open: () => openProviderSocket(provider, url, { headers: { 'xi-api-key': o.apiKey }, timeoutMs: o.connectTimeoutMs, keyVariable }),
       contextOf: (message) => {
@@ -73,7 +77,7 @@ export class ElevenLabsTextToSpeech implements TextToSpeech {
       closed: closeError,
       idleCloseMs: o.idleCloseMs,
     });
-    this.sockets.set(format, socket);
+    sockets.push(socket);
     return socket;
   }
 }
