@@ -28,6 +28,8 @@ export class ContextSocket {
   private socket: WebSocket | undefined;
   private opening: Promise<WebSocket> | undefined;
   private readonly listeners = new Map<string, ContextListener>();
+  /** The socket each context's messages go on, once it is open. */
+  private readonly bound = new Map<string, WebSocket>();
   private idleTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly options: ContextSocketOptions) {}
@@ -48,6 +50,7 @@ export class ContextSocket {
     this.stopIdleTimer();
     try {
       const socket = await this.connect();
+      if (this.listeners.has(contextId)) this.bound.set(contextId, socket);
       return (message) => {
         if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(message));
       };
@@ -59,6 +62,7 @@ export class ContextSocket {
 
   detach(contextId: string): void {
     this.listeners.delete(contextId);
+    this.bound.delete(contextId);
     if (this.listeners.size === 0 && this.socket) {
       this.stopIdleTimer();
       this.idleTimer = setTimeout(() => this.close(), this.options.idleCloseMs);
@@ -84,7 +88,7 @@ export class ContextSocket {
         this.opening = undefined;
         this.socket = socket;
         socket.on('message', (data, isBinary) => {
-          if (!isBinary) this.route(data.toString());
+          if (!isBinary) this.route(socket, data.toString());
         });
         socket.on('error', () => undefined);
         socket.on('close', (code, reason) => this.dropped(socket, code, reason.toString()));
@@ -98,7 +102,7 @@ export class ContextSocket {
     return this.opening;
   }
 
-  private route(text: string): void {
+  private route(socket: WebSocket, text: string): void {
     let message: Record<string, unknown>;
     try {
       message = JSON.parse(text) as Record<string, unknown>;
@@ -110,16 +114,21 @@ export class ContextSocket {
       this.listeners.get(contextId)?.message(message);
       return;
     }
-    for (const listener of [...this.listeners.values()]) listener.message(message);
+    for (const [contextId, on] of [...this.bound]) if (on === socket) this.listeners.get(contextId)?.message(message);
   }
 
   private dropped(socket: WebSocket, code: number, reason: string): void {
     if (this.socket === socket) this.socket = undefined;
-    const listeners = [...this.listeners.values()];
-    this.listeners.clear();
-    if (listeners.length === 0) return;
+    // Contexts still waiting for a socket wait for the next one; those on this socket are cut off.
+    const cut = [...this.bound].filter(([, on]) => on === socket).map(([contextId]) => contextId);
+    if (cut.length === 0) return;
     const error = this.options.closed(code, reason);
-    for (const listener of listeners) listener.fail(error);
+    for (const contextId of cut) {
+      const listener = this.listeners.get(contextId);
+      this.listeners.delete(contextId);
+      this.bound.delete(contextId);
+      listener?.fail(error);
+    }
   }
 
   private stopIdleTimer(): void {
