@@ -6,3 +6,5 @@ export * from './deepgram/index.js';
 export * from './openai-audio/index.js';
 export * from './flow/index.js';
 export * from './mcp/index.js';
+export * from './cartesia/index.js';
+export * from './elevenlabs/index.js';

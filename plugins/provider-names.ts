@@ -1,2 +1,2 @@
-/** The names `--stt`/`--tts` know; a build without a name's adapter says "not available in this build". */
+/** The names `--stt`/`--tts` take: the adapters of `plugins/providers.ts`, and Shoal's own `service` and `local`. */
 export const knownProviderNames = ['deepgram', 'openai', 'cartesia', 'elevenlabs', 'service', 'local'] as const;

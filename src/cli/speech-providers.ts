@@ -66,7 +66,6 @@ function descriptorFor(choice: ProviderChoice, stage: 'stt' | 'tts'): ProviderDe
   const descriptor = speechProvider(choice.name);
   if (descriptor?.[stage]) return descriptor;
   if (descriptor) throw new ProviderSetupError(`${flag} ${choice.name}: ${choice.name} has no ${stage === 'stt' ? 'recognition' : 'synthesis'}; choose from ${names}`);
-  if ((knownProviderNames as readonly string[]).includes(choice.name)) throw new ProviderSetupError(`${flag} ${choice.name}: not available in this build`);
   throw new ProviderSetupError(`${flag} ${choice.name}: unknown provider; choose from ${names}`);
 }
 
