@@ -5,10 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SqliteCallStore, type CallEntry, type CallRecordStore } from '../src/agent/index.js';
 import { PgCallStore } from '../src/agent/records/pg-call-store.js';
 import { openCallRecords } from '../src/cli/call-records.js';
+import { showCall } from '../src/cli/run-calls.js';
+import { openPgStores } from '../src/service/store/index.js';
 import { startPgCluster, type PgCluster } from './pg-cluster.js';
 import { virtualCall } from './agent-virtual-call.js';
 
@@ -115,9 +117,15 @@ describe('call records in PostgreSQL', () => {
       expect((await other.get(listed[1]!.id))!.entries.length).toBeGreaterThanOrEqual(2);
       const { stdout } = await run(process.execPath, ['bin/shoal.js', 'calls', 'list', '--database', url, '--json'], { cwd: root, timeout: 60_000 });
       expect((JSON.parse(stdout) as { calls: Array<{ id: string }> }).calls.map((call) => call.id)).toEqual(listed.map((call) => call.id));
-      const shown = await run(process.execPath, ['bin/shoal.js', 'calls', 'show', listed[0]!.id, '--database', url], { cwd: root, timeout: 60_000 });
-      expect(shown.stdout).toContain(`call ${listed[0]!.id}`);
-      expect(shown.stdout).toMatch(/agent \(\d+ ms\): /);
+      const printed: string[] = [];
+      const write = vi.spyOn(process.stdout, 'write').mockImplementation((text) => (printed.push(String(text)), true));
+      try {
+        await showCall(listed[0]!.id, { dataDir: 'unused', database: url });
+      } finally {
+        write.mockRestore();
+      }
+      expect(printed.join('')).toContain(`call ${listed[0]!.id}`);
+      expect(printed.join('')).toMatch(/agent \(\d+ ms\): /);
     } finally {
       await one.close();
       await other.close();
@@ -156,6 +164,18 @@ describe('call records in PostgreSQL', () => {
     } finally {
       await Promise.all(stores.map((store) => store.close()));
     }
+  });
+
+  it('share a database with the speech service fleet (shoal serve --database), each schema numbered apart', async () => {
+    const url = await cluster.createDatabase();
+    const service = await openPgStores(url, { serve: false });
+    await service.close();
+    const store = await PgCallStore.open(url);
+    await store.begin({ id: 'c', traceId: 't', agent: 'a', mode: 'balanced', transport: { kind: 'file' }, startedAt: new Date().toISOString() });
+    expect((await store.list({})).calls.map((call) => call.id)).toEqual(['c']);
+    await store.close();
+    const again = await openPgStores(url, { serve: false });
+    await again.close();
   });
 
   it('refuse a --database that is not a PostgreSQL URL, and say so', async () => {
