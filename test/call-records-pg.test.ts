@@ -87,44 +87,59 @@ describe('call records in PostgreSQL', () => {
     }
   });
 
-  it('keep one history written by two agent processes (each with its own pool), read from either and by shoal calls', async () => {
+  it('keep one history written by two agent processes, read from either and by shoal calls; a process killed mid-call leaves its call unfinished', async () => {
     const url = await cluster.createDatabase();
     const dir = await mkdtemp(join(tmpdir(), 'shoal-calls-pg-'));
     const script = join(dir, 'agent-instance.mts');
-    // One agent instance: opens the records as `shoal agent --database` does and takes one call on a virtual clock.
+    // One agent instance: opens the records as `shoal agent --database` does, then either takes a whole call on a
+    // virtual clock, or records one turn of a call and is killed once it is written.
     await writeFile(
       script,
-      `import { openCallRecords } from ${JSON.stringify(join(root, 'src/cli/call-records.ts'))};
+      `import { recordCall } from ${JSON.stringify(join(root, 'src/agent/index.ts'))};
+      import { openCallRecords } from ${JSON.stringify(join(root, 'src/cli/call-records.ts'))};
       import { virtualCall } from ${JSON.stringify(join(root, 'test/agent-virtual-call.ts'))};
       const opened = await openCallRecords({ database: process.argv[2], keepCalls: '30d' }, (error) => { console.error(error); process.exitCode = 1; });
-      await virtualCall({ records: opened.records });
-      await opened.close();`,
+      if (process.argv[3] === 'whole') {
+        await virtualCall({ records: opened.records });
+        await opened.close();
+      } else {
+        let emit;
+        const events$ = { subscribe: (next) => void (emit = next) };
+        const facts = { id: 'killed-call', agent: 'a', mode: 'balanced', transport: { kind: 'phone', carrier: 'twilio' }, clock: { now: () => performance.now() } };
+        recordCall({ ...opened.records, flushEveryMs: 10 }, { events$, traceId: 'trace-1' }, facts);
+        emit({ type: 'turn-metrics', report: { turn: 1, userText: 'hello', agentText: 'hi there', interrupted: false, metrics: { interrupted: false } } });
+        setInterval(() => opened.records.inFlight.size === 0 && process.kill(process.pid, 'SIGKILL'), 20);
+      }`,
     );
-    const instance = () =>
-      new Promise<number | null>((resolve) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', script, url], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
-        child.once('exit', resolve);
+    const instance = (how: 'whole' | 'killed') =>
+      new Promise<number | string | null>((resolve) => {
+        const child = spawn(process.execPath, ['--import', 'tsx', script, url, how], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+        child.once('exit', (code, signal) => resolve(signal ?? code));
       });
     // Started together: the migrations and the retention claim race, and each is done once.
-    expect(await Promise.all([instance(), instance()])).toEqual([0, 0]);
+    expect(await Promise.all([instance('whole'), instance('killed')])).toEqual([0, 'SIGKILL']);
     const one = await PgCallStore.open(url);
     const other = await PgCallStore.open(url);
     try {
       const listed = (await one.list({})).calls;
       expect(listed).toHaveLength(2);
-      expect(listed.every((call) => call.finished && call.turns >= 2 && call.transport.kind === 'file')).toBe(true);
+      const whole = listed.find((call) => call.id !== 'killed-call')!;
+      expect(whole).toMatchObject({ finished: true, transport: { kind: 'file' } });
+      expect(whole.turns).toBeGreaterThanOrEqual(2);
       expect((await other.list({})).calls).toEqual(listed);
-      expect((await other.get(listed[1]!.id))!.entries.length).toBeGreaterThanOrEqual(2);
+      const killed = await other.get('killed-call');
+      expect(killed).toMatchObject({ finished: false, transport: { kind: 'phone', carrier: 'twilio' }, entries: [{ kind: 'turn', userText: 'hello', agentText: 'hi there' }] });
+      expect(killed!.endedAt).toBeUndefined();
       const { stdout } = await run(process.execPath, ['bin/shoal.js', 'calls', 'list', '--database', url, '--json'], { cwd: root, timeout: 60_000 });
       expect((JSON.parse(stdout) as { calls: Array<{ id: string }> }).calls.map((call) => call.id)).toEqual(listed.map((call) => call.id));
       const printed: string[] = [];
       const write = vi.spyOn(process.stdout, 'write').mockImplementation((text) => (printed.push(String(text)), true));
       try {
-        await showCall(listed[0]!.id, { dataDir: 'unused', database: url });
+        await showCall(whole.id, { dataDir: 'unused', database: url });
       } finally {
         write.mockRestore();
       }
-      expect(printed.join('')).toContain(`call ${listed[0]!.id}`);
+      expect(printed.join('')).toContain(`call ${whole.id}`);
       expect(printed.join('')).toMatch(/agent \(\d+ ms\): /);
     } finally {
       await one.close();
@@ -178,7 +193,9 @@ describe('call records in PostgreSQL', () => {
     await again.close();
   });
 
-  it('refuse a --database that is not a PostgreSQL URL, and say so', async () => {
+  it('refuse a --database that is not a PostgreSQL URL, or cannot be reached, and say so', async () => {
     await expect(openCallRecords({ database: 'mysql://db/calls' }, () => {})).rejects.toThrow(/--database must be a postgres:\/\/ or postgresql:\/\/ URL/);
+    const unreachable = 'postgres://shoal:secret@127.0.0.1:1/calls';
+    await expect(openCallRecords({ database: unreachable }, () => {})).rejects.toThrow(/^cannot keep call records in postgres:\/\/shoal@127\.0\.0\.1:1\/calls: .*ECONNREFUSED.* \(check --database/);
   });
 });

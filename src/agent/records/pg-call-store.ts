@@ -77,7 +77,10 @@ export class PgCallStore implements CallRecordStore {
       await db.migrate(callMigrations, undefined, pgCallDefaults.migrationsTable);
     } catch (error) {
       await db.close().catch(() => {});
-      throw error;
+      const where = new URL(url);
+      where.password = '';
+      const reason = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
+      throw new Error(`cannot keep call records in ${where.toString()}: ${reason} (check --database and that PostgreSQL is running)`, { cause: error });
     }
     return new PgCallStore(db);
   }
