@@ -1,7 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { JobStatus, WorkerStatus } from '@livekit/protocol';
 import { DispatchServerDouble } from './livekit-dispatch-double.js';
+import { SqliteCallStore } from '../src/agent/index.js';
 
 let dispatch: DispatchServerDouble | undefined;
 let child: ChildProcess | undefined;
@@ -34,7 +38,8 @@ describe('shoal livekit', () => {
   it('registers from the LIVEKIT_* environment and, on SIGTERM, drains within its deadline and exits 0', async () => {
     const server = await DispatchServerDouble.start();
     dispatch = server;
-    const { output, exited, child: worker } = run(['--agent-name', 'receptionist', '--drain-timeout', '1000', '--max-calls', '3'], {
+    const records = mkdtempSync(join(tmpdir(), 'shoal-livekit-records-'));
+    const { output, exited, child: worker } = run(['--agent-name', 'receptionist', '--drain-timeout', '1000', '--max-calls', '3', '--data-dir', records], {
       LIVEKIT_URL: server.url,
       LIVEKIT_API_KEY: server.apiKey,
       LIVEKIT_API_SECRET: server.apiSecret,
@@ -58,5 +63,10 @@ describe('shoal livekit', () => {
     expect(Date.now() - signalledAt).toBeLessThan(10_000);
     expect(server.of('updateJob').find((u) => u.jobId === 'AJ_1')).toMatchObject({ status: JobStatus.JS_FAILED });
     expect(output.stdout).toMatch(/drained: 0 calls finished, 1 ended at the deadline/);
+    // The worker kept its call records in --data-dir (the job never reached a call, so there is none) and closed them.
+    expect(existsSync(join(records, 'calls.sqlite'))).toBe(true);
+    const store = new SqliteCallStore(records);
+    expect((await store.list({})).calls).toEqual([]);
+    await store.close();
   }, 180_000);
 });

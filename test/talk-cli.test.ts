@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseWav } from '../src/audio/index.js';
 import { spanAttributePattern } from '../src/tracing/index.js';
+import { SqliteCallStore } from '../src/agent/index.js';
 import { startCollector } from './otlp-collector.js';
 
 const run = promisify(execFile);
@@ -18,7 +19,8 @@ describe('shoal talk', () => {
   // Balanced: agent-conversation runs the same call in low-latency mode in-process.
   it('plays a mu-law 8 kHz call into the receptionist, prints one JSON object per turn and writes the aligned reply', async () => {
     const out = join(dir, 'reply.wav');
-    const { stdout } = await run('node', ['bin/shoal.js', 'talk', '--in', fixture('booking-8k-ulaw.wav'), '--out', out, '--json', '--fast', '--mode', 'balanced'], {
+    const unrecorded = join(dir, 'unrecorded');
+    const { stdout } = await run('node', ['bin/shoal.js', 'talk', '--in', fixture('booking-8k-ulaw.wav'), '--out', out, '--json', '--fast', '--mode', 'balanced', '--data-dir', unrecorded, '--no-call-records'], {
       timeout: 240_000,
     });
     const turns = stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
@@ -35,18 +37,29 @@ describe('shoal talk', () => {
     const firstSound = reply.samples.findIndex((s) => Math.abs(s) > 500);
     expect(firstSound).toBeGreaterThanOrEqual(0);
     expect(firstSound / 8000).toBeLessThan(0.5);
+    expect(existsSync(unrecorded)).toBe(false);
   }, 300_000);
 
   it('prints a readable transcript per turn and, with OTEL_EXPORTER_OTLP_ENDPOINT set, delivers the call\'s spans (one trace) to an OTLP collector', async () => {
     const collector = await startCollector();
     try {
-      const { stdout } = await run('node', ['bin/shoal.js', 'talk', '--in', fixture('support-16k.wav'), '--agent', 'support', '--fast'], {
+      const records = join(dir, 'records');
+      const { stdout } = await run('node', ['bin/shoal.js', 'talk', '--in', fixture('support-16k.wav'), '--agent', 'support', '--fast', '--data-dir', records], {
         timeout: 240_000,
         env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_SERVICE_NAME: 'talk-under-test' },
       });
       expect(stdout).toMatch(/turn 1\ncaller: .*account/);
       expect(stdout).toMatch(/call ended \(.*\) after [\d.]+ s: \d+ turns/);
       const traceId = /trace ([0-9a-f]{32})/.exec(stdout)?.[1];
+      // The call's record, in --data-dir: the same trace, the turns printed, how it ended.
+      const store = new SqliteCallStore(records);
+      const [call] = (await store.list({})).calls;
+      const record = await store.get(call!.id);
+      await store.close();
+      const ended = /call ended \((.*)\) after [\d.]+ s: (\d+) turns/.exec(stdout)!;
+      expect(record).toMatchObject({ agent: 'support', traceId, transport: { kind: 'file' }, finished: true, endedBy: ended[1] });
+      expect(record!.entries.filter((entry) => entry.kind === 'turn')).toHaveLength(Number(ended[2]));
+      expect(record!.entries.find((entry) => entry.kind === 'turn' && /account/.test(entry.userText))).toBeDefined();
       const resources = collector.exports.flatMap((e) => e.resourceSpans);
       const serviceNames = new Set(resources.map((r) => r.resource.attributes.find((a) => a.key === 'service.name')?.value.stringValue));
       expect([...serviceNames]).toEqual(['talk-under-test']);

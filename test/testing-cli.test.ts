@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { SqliteCallStore } from '../src/agent/index.js';
 
 const run = promisify(execFile);
 
@@ -132,8 +133,18 @@ scenarios:
     expect(xml).toMatch(/<testcase classname="[^"]*suite\.yaml" name="expects the wrong hours" time="[\d.]+">\n {6}<properties>.*<\/properties>\n {6}<failure message="step 1: says midnight: the agent said &quot;We&apos;re open/);
     expect(xml.match(/<failure /g)).toHaveLength(1);
 
-    const written = await readdir(recordings);
+    const written = (await readdir(recordings)).filter((name) => name.endsWith('.wav'));
     expect(written).toEqual(['suite--expects-the-wrong-hours--seed-1.wav']);
+    // Every call (passed or not) left its record beside the recordings: shoal calls list --data-dir DIR.
+    const store = new SqliteCallStore(recordings);
+    const calls = (await store.list({})).calls;
+    expect(calls.map((call) => [call.agent, call.finished, call.turns > 0]).sort()).toEqual([
+      ['receptionist', true, true],
+      ['receptionist', true, true],
+    ]);
+    const kept = await Promise.all(calls.map((call) => store.get(call.id)));
+    await store.close();
+    expect(kept.flatMap((record) => record!.entries).some((entry) => entry.kind === 'turn' && entry.agentText.includes('noon until eleven'))).toBe(true);
     const wav = await readFile(join(recordings, written[0]!));
     expect(wav.readUInt16LE(22)).toBe(2);
     expect(wav.readUInt32LE(24)).toBe(8000);

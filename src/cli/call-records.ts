@@ -1,17 +1,22 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { defaultDataDir } from './records-options.js';
 import { parseRedaction, SqliteCallStore, type CallQuery, type CallRecords, type CallRecordStore } from '../agent/index.js';
 
 export const recordsDefaults = {
-  dataDir: '.shoal/agent',
+  dataDir: defaultDataDir,
   /** How often old records are deleted under `--keep-calls`, ms. */
   retentionEveryMs: 60 * 60 * 1000,
+  /** A fleet's instance runs retention when no other has for the period less this, ms. */
+  retentionSlackMs: 60 * 1000,
 };
 
 /** The `shoal agent` / `shoal talk` options of call records. */
 export interface RecordsCommandOptions {
   /** Where call records are kept (`--data-dir`). */
   dataDir?: string;
+  /** `--database postgres://…`: keep them in PostgreSQL instead, shared by every instance given the same URL. */
+  database?: string;
   /** `--no-call-records` sets this false. */
   callRecords?: boolean;
   /** `--keep-calls 30d`: records older than this are deleted. */
@@ -34,20 +39,38 @@ export interface OpenedRecords {
   close(): Promise<void>;
 }
 
-/** Opens the call records of `--data-dir` (undefined with `--no-call-records`), deleting what `--keep-calls` says is too old, hourly. */
+/** The store `--database` (PostgreSQL) or `--data-dir` (SQLite) names. */
+export async function openCallStore(options: Pick<RecordsCommandOptions, 'dataDir' | 'database'>, onError?: (error: unknown) => void): Promise<CallRecordStore> {
+  if (options.database === undefined) return new SqliteCallStore(options.dataDir ?? recordsDefaults.dataDir);
+  if (!/^postgres(ql)?:\/\//i.test(options.database)) throw new RangeError(`--database must be a postgres:// or postgresql:// URL, got ${JSON.stringify(options.database)}`);
+  const { PgCallStore } = await import('../agent/records/pg-call-store.js');
+  return PgCallStore.open(options.database, onError ? { onError } : {});
+}
+
+/**
+ * Opens the call records of `--database` or `--data-dir` (undefined with `--no-call-records`), deleting what
+ * `--keep-calls` says is too old at start and hourly; on a shared database, one instance of the fleet does it.
+ */
 export async function openCallRecords(options: RecordsCommandOptions, onError: (error: unknown) => void): Promise<OpenedRecords | undefined> {
   if (options.callRecords === false) return undefined;
   const redact = options.redact ? parseRedaction(options.redact) : [];
   const keepMs = options.keepCalls ? parseAge(options.keepCalls) : undefined;
-  const store = new SqliteCallStore(options.dataDir ?? recordsDefaults.dataDir);
-  const sweep = () => (keepMs === undefined ? undefined : store.deleteBefore(new Date(Date.now() - keepMs).toISOString()).catch(onError));
-  await sweep();
-  const timer = keepMs === undefined ? undefined : setInterval(() => void sweep(), recordsDefaults.retentionEveryMs).unref();
+  const store = await openCallStore(options, onError);
+  const sweep = async () => {
+    if (keepMs === undefined) return;
+    // A little under the period, so that this instance's own next turn is not refused by its last one.
+    if (store.claimSweep && !(await store.claimSweep(recordsDefaults.retentionEveryMs - recordsDefaults.retentionSlackMs))) return;
+    await store.deleteBefore(new Date(Date.now() - keepMs).toISOString());
+  };
+  await sweep().catch(onError);
+  const timer = keepMs === undefined ? undefined : setInterval(() => void sweep().catch(onError), recordsDefaults.retentionEveryMs).unref();
+  const inFlight = new Set<Promise<void>>();
   return {
-    records: { store, redact, onError },
+    records: { store, redact, onError, inFlight },
     store,
     close: async () => {
       if (timer) clearInterval(timer);
+      while (inFlight.size > 0) await Promise.all(inFlight);
       await store.close();
     },
   };

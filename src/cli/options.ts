@@ -53,7 +53,7 @@ export interface CallCommandOptions extends AgentCommandOptions {
   machineDetection: boolean;
 }
 
-export interface LiveKitCommandOptions extends LlmCommandOptions, ProviderCommandOptions {
+export interface LiveKitCommandOptions extends LlmCommandOptions, ProviderCommandOptions, RecordsCommandOptions {
   url?: string;
   apiKey?: string;
   apiSecret?: string;
@@ -119,7 +119,7 @@ export interface AsrCommandOptions extends ServiceConnectionOptions {
   json?: boolean;
 }
 
-export interface TalkCommandOptions extends LlmCommandOptions, ProviderCommandOptions {
+export interface TalkCommandOptions extends LlmCommandOptions, ProviderCommandOptions, Pick<RecordsCommandOptions, 'dataDir' | 'callRecords'> {
   in: string;
   out?: string;
   agent: string;
@@ -140,6 +140,8 @@ export interface TestCommandOptions extends LlmCommandOptions, ProviderCommandOp
   seed?: number;
   grep?: string;
   record?: string;
+  /** `--no-call-records`: with `record`, write no call records into it. */
+  callRecords?: boolean;
   concurrency: number;
   agent?: string;
   script?: string;

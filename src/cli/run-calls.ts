@@ -1,19 +1,21 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { SqliteCallStore, type CallQuery, type CallRecord, type CallSummary } from '../agent/index.js';
-import { parseAge } from './call-records.js';
+import type { CallQuery, CallRecord, CallRecordStore, CallSummary } from '../agent/index.js';
+import { openCallStore, parseAge } from './call-records.js';
 
 interface StoreOptions {
   dataDir: string;
+  /** PostgreSQL URL the agents keep their records in (`shoal agent --database`). */
+  database?: string;
   json?: boolean;
 }
 
-/** The call records of `--data-dir`; a clear error when there are none yet. */
-function openStore(options: StoreOptions): SqliteCallStore {
-  if (!existsSync(join(options.dataDir, 'calls.sqlite'))) {
+/** The call records of `--database` or `--data-dir`; a clear error when a data folder has none yet. */
+async function openStore(options: StoreOptions): Promise<CallRecordStore> {
+  if (options.database === undefined && !existsSync(join(options.dataDir, 'calls.sqlite'))) {
     throw new Error(`no call records in ${options.dataDir}: run shoal agent (or shoal talk) with --data-dir ${options.dataDir} first`);
   }
-  return new SqliteCallStore(options.dataDir);
+  return openCallStore(options);
 }
 
 /** `--since`: an ISO time, or an age (`2h`, `7d`) back from now. */
@@ -33,7 +35,7 @@ function line(call: CallSummary): string {
 }
 
 export async function listCalls(options: StoreOptions & { since?: string; text?: string; slow?: number; failedTools?: boolean; limit: number }): Promise<void> {
-  const store = openStore(options);
+  const store = await openStore(options);
   try {
     const since = sinceOf(options.since);
     const query: CallQuery = { limit: options.limit, ...(since ? { since } : {}), ...(options.text ? { text: options.text } : {}), ...(options.slow ? { slowerThanMs: options.slow } : {}), ...(options.failedTools ? { failedTools: true } : {}) };
@@ -65,10 +67,10 @@ function describe(record: CallRecord): string[] {
 }
 
 export async function showCall(id: string, options: StoreOptions): Promise<void> {
-  const store = openStore(options);
+  const store = await openStore(options);
   try {
     const record = await store.get(id);
-    if (!record) throw new Error(`no call ${id} in ${options.dataDir} (shoal calls list shows the ids)`);
+    if (!record) throw new Error(`no call ${id} in ${options.database ? 'the database' : options.dataDir} (shoal calls list shows the ids)`);
     process.stdout.write(options.json ? `${JSON.stringify(record)}\n` : `${describe(record).join('\n')}\n`);
   } finally {
     await store.close();
@@ -76,7 +78,7 @@ export async function showCall(id: string, options: StoreOptions): Promise<void>
 }
 
 export async function exportCalls(options: StoreOptions & { since?: string }): Promise<void> {
-  const store = openStore(options);
+  const store = await openStore(options);
   try {
     const since = sinceOf(options.since);
     let before: string | undefined;

@@ -13,6 +13,7 @@ import type { LiveKitCommandOptions } from './options.js';
 import { dialogueSource, speechService } from './run-agent.js';
 import { callEngines } from './speech-engines.js';
 import { speechChoice } from './speech-providers.js';
+import { openCallRecords } from './call-records.js';
 
 /** LiveKit URL, key or secret is missing from both the flags and the environment. */
 export class MissingLiveKitCredentialsError extends Error {
@@ -73,6 +74,7 @@ export async function runLiveKitCommand(options: LiveKitCommandOptions): Promise
   print('starting the speech service and the agent…');
   const service = await speechService({ serviceUrl: options.serviceUrl, apiKey: serviceKey });
   const speech = speechChoice(options);
+  const records = await openCallRecords(options, (error) => print(`call record not written: ${error instanceof Error ? error.message : String(error)}`));
   const stack = await createEmbeddedAgentStack({ mode: options.mode, service: { url: service.url, apiKey: service.apiKey }, stt: speech.stt, tts: speech.tts });
   print(speech.describe(options.serviceUrl));
   const admission = new CallAdmission({ maxCalls: options.maxCalls, engines: callEngines(options, speech) });
@@ -85,7 +87,7 @@ export async function runLiveKitCommand(options: LiveKitCommandOptions): Promise
     admission,
     loadThreshold: options.loadThreshold,
     runJob: callJobRunner({
-      agent: () => stack.agentFor(source.create(undefined).dialogue),
+      agent: () => stack.agentFor(source.create(undefined).dialogue, records ? { records: records.records } : {}),
       caller: options.callerIdentity ? { identity: options.callerIdentity } : { kinds },
       control,
       log: print,
@@ -102,6 +104,7 @@ export async function runLiveKitCommand(options: LiveKitCommandOptions): Promise
   const closeStack = async () => {
     await stack.close();
     await service.embedded?.close();
+    await records?.close();
   };
   try {
     await worker.start();

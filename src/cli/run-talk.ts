@@ -7,6 +7,7 @@ import { createLogger } from '../logging/index.js';
 import { llmDialogue } from './llm-options.js';
 import type { TalkCommandOptions } from './options.js';
 import { decodeCall, runFileCall } from '../transports/file/file-call.js';
+import { openCallRecords } from './call-records.js';
 
 /** A talk input that cannot be used (missing file, unknown agent...). */
 export class TalkInputError extends Error {
@@ -50,9 +51,11 @@ export async function runTalk(options: TalkCommandOptions): Promise<void> {
   // Heard as `shoal agent` hears a caller of that line: by the streaming recognizer, told the line's rate
   // (8 kHz calls too).
   const speech = speechChoice(options);
+  const logger = createLogger({ level: options.logLevel ?? 'warn' });
+  const records = await openCallRecords(options, (error) => logger.warn({ err: error }, 'call record not written'));
   const stack = await createEmbeddedAgentStack({ mode: options.mode, stt: speech.stt, tts: speech.tts });
   try {
-    const agent = stack.agentFor(dialogue, { logger: createLogger({ level: options.logLevel ?? 'warn' }) });
+    const agent = stack.agentFor(dialogue, { logger, ...(records ? { records: records.records } : {}) });
     const result = await runFileCall(agent, caller, {
       fast: options.fast ?? false,
       onTurn: (report) => {
@@ -77,5 +80,6 @@ export async function runTalk(options: TalkCommandOptions): Promise<void> {
     }
   } finally {
     await stack.close();
+    await records?.close();
   }
 }

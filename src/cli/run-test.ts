@@ -21,6 +21,7 @@ import {
 import type { LlmSettings } from '../testing/schema.js';
 import type { TestCommandOptions } from './options.js';
 import { ProviderSetupError, speechChoice, type SpeechChoice } from './speech-providers.js';
+import { openCallRecords } from './call-records.js';
 
 export const exitCodes = { passed: 0, failed: 1, unusable: 2 } as const;
 
@@ -78,7 +79,10 @@ export async function runTests(paths: string[], options: TestCommandOptions): Pr
   const runs = scenarios.flatMap((scenario) => Array.from({ length: options.runs }, (_, run) => ({ scenario, seed: seedOf(scenario, options, run) })));
   if (!options.json) note(`shoal test: ${scenarios.length} scenario${scenarios.length > 1 ? 's' : ''}${options.runs > 1 ? ` × ${options.runs} runs` : ''}; starting the speech engines…`);
   const started = performance.now();
+  // With --record DIR, every call's record is kept there too (`shoal calls list --data-dir DIR`).
+  const records = options.record ? await openCallRecords({ dataDir: options.record, callRecords: options.callRecords }, (error) => note(`call record not written: ${String(error)}`)) : undefined;
   const runner = await ScenarioRunner.open({
+    ...(records ? { records: records.records } : {}),
     ...(speech ? { speech: { stt: speech.stt, tts: speech.tts } } : {}),
     ...(options.serviceUrl ? { service: { url: options.serviceUrl, apiKey: options.apiKey ?? process.env['SHOAL_API_KEY'] ?? '' } } : {}),
     ...(options.judgeUrl ? { judge: { url: options.judgeUrl, ...(options.judgeModel ? { model: options.judgeModel } : {}), ...(options.judgeKey ? { key: options.judgeKey } : {}) } } : {}),
@@ -106,6 +110,7 @@ export async function runTests(paths: string[], options: TestCommandOptions): Pr
     stopped = settled.find((outcome) => outcome.status === 'rejected')?.reason;
   } finally {
     await runner.close();
+    await records?.close();
   }
   if (stopped !== undefined) throw stopped;
   if (options.junit) await writeAtomically(options.junit, junitXml(results));

@@ -1,4 +1,4 @@
-import type { EmbeddedAgentStack, EmbeddedStackOptions } from '../agent/index.js';
+import type { CallRecords, EmbeddedAgentStack, EmbeddedStackOptions } from '../agent/index.js';
 import { createEmbeddedAgentStack } from '../agent/index.js';
 import { scenarioDialogue, ScenarioSetupError, stepPlace, type AgentChoice, type DefaultAgent } from './agent-choice.js';
 import { CallDriver, type SimulatedCaller, type StepClips } from './call-driver.js';
@@ -52,6 +52,8 @@ export interface RunnerOptions {
   judge?: JudgeOptions;
   /** The agent of scenarios that name none (e.g. Pipecat Evals files): a ready-made agent's name or a script file. */
   defaultAgent?: DefaultAgent;
+  /** Keep a record of every call (`shoal test --record DIR`). */
+  records?: CallRecords;
 }
 
 export interface RunOptions extends AgentChoice {
@@ -110,7 +112,7 @@ export class ScenarioRunner {
 
   private async call(scenario: Scenario, options: RunOptions, seed: number, started: number): Promise<ScenarioResult> {
     const witness = options.agent ? undefined : new TraceWitness();
-    const agent = options.agent ?? this.stack.agentFor(await scenarioDialogue(scenario, options, this.options.defaultAgent), { mode: scenario.mode, tracer: witness });
+    const agent = options.agent ?? this.stack.agentFor(await scenarioDialogue(scenario, options, this.options.defaultAgent), { mode: scenario.mode, tracer: witness, ...(this.options.records ? { records: this.options.records } : {}) });
     const clips = await this.clipsFor(scenario);
     const log = await new CallDriver(agent, scenario, clips, seed, this.simulatedCaller(scenario, seed)).run();
     if (witness) log.traces = Object.fromEntries(witness.traces);

@@ -70,5 +70,7 @@ export interface CallRecordStore {
   list(query: CallQuery): Promise<CallPage>;
   /** Deletes calls started before `before` (ISO time); the count. */
   deleteBefore(before: string): Promise<number>;
+  /** On a store shared by a fleet: whether this instance runs retention now (one instance per `everyMs`). */
+  claimSweep?(everyMs: number): Promise<boolean>;
   close(): Promise<void>;
 }

@@ -11,6 +11,8 @@ export interface CallRecords {
   flushEveryMs?: number;
   /** Told when a write fails; the call goes on. */
   onError?(error: unknown): void;
+  /** Writes not done yet, of every call kept with these records: wait for them before closing the store. */
+  inFlight?: Set<Promise<void>>;
 }
 
 export const recordDefaults = { flushEveryMs: 250 };
@@ -90,15 +92,20 @@ export function recordCall(records: CallRecords, session: RecordedCall, facts: C
   let pending: CallEntry[] = [];
   let timer: NodeJS.Timeout | undefined;
   // Writes go one after another, the call row first.
-  let written = store
-    .begin({ id: facts.id, traceId: session.traceId, agent: facts.agent, mode: facts.mode, transport: facts.transport, startedAt })
-    .catch(fail);
+  let written: Promise<void> = Promise.resolve();
+  const write = (work: () => Promise<void>) => {
+    const next = written.then(work).catch(fail);
+    written = next;
+    records.inFlight?.add(next);
+    void next.then(() => records.inFlight?.delete(next));
+  };
+  write(() => store.begin({ id: facts.id, traceId: session.traceId, agent: facts.agent, mode: facts.mode, transport: facts.transport, startedAt }));
   const flush = () => {
     timer = undefined;
     if (pending.length === 0) return;
     const batch = pending;
     pending = [];
-    written = written.then(() => store.append(facts.id, batch)).catch(fail);
+    write(() => store.append(facts.id, batch));
   };
   session.events$.subscribe((event) => {
     const atMs = Math.round(facts.clock.now() - startedAtMs);
@@ -111,7 +118,7 @@ export function recordCall(records: CallRecords, session: RecordedCall, facts: C
       if (timer) clearTimeout(timer);
       flush();
       const end = { endedAt: new Date().toISOString(), endedBy: redactText(event.reason, kinds), durationMs: Math.round(event.summary.durationMs) };
-      written = written.then(() => store.end(facts.id, end)).catch(fail);
+      write(() => store.end(facts.id, end));
     }
   });
 }

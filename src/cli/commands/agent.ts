@@ -5,6 +5,7 @@ import { logLevelOption, parsePort, parsePositiveInteger } from '../parse.js';
 import { addSecretOption, secretValue, secrets } from '../secrets.js';
 import { asrOption, maxCallsDefaultHelp } from '../speech-engines.js';
 import { addProviderOptions } from '../provider-options.js';
+import { addRecordsOptions } from '../records-options.js';
 
 /** The phone options `shoal agent` and `shoal call` share. */
 export function addPhoneOptions(command: Command): Command {
@@ -35,10 +36,6 @@ export function registerAgent(program: Command): void {
     .option('--drain-timeout <ms>', 'on SIGTERM: stop taking calls, wait this long for calls in progress to end, then exit 0', parsePositiveInteger, 30_000)
     .addOption(logLevelOption('info'))
     .option('--allow-origin <origin>', 'another web origin whose pages may open calls (repeatable); the page\'s own always may', (value: string, all: string[]) => [...all, value], [])
-    .option('--data-dir <dir>', 'where call records are kept (SQLite)', '.shoal/agent')
-    .option('--no-call-records', 'keep no record of calls (default: every call is recorded, see docs/call-records.md)')
-    .option('--keep-calls <age>', 'delete call records older than this (30d, 12h, 90m); default: keep them')
-    .option('--redact <kinds>', 'mask digits, cards and/or emails (comma-separated) in stored transcripts and tool arguments')
     .option('--public-calls', 'on a non-loopback --host, take browser and carrier calls without an access token or stream key (on purpose: anyone who reaches the port can call)')
     .addHelpText('after', '\nProbes on the same port: GET /healthz (alive), GET /readyz (200 while taking calls, 503 when full or draining), GET /metrics (Prometheus).')
     .addHelpText(
@@ -50,7 +47,7 @@ Other carriers stream to /telephony/{telnyx,plivo,vonage,exotel}?key=$SHOAL_STRE
 Before exposing the agent (a non-loopback --host, a --public-url), see docs/operations.md.`,
     );
   for (const spec of [secrets.apiKey, secrets.accessToken, secrets.streamKey, secrets.streamSecret, secrets.twilioAuthToken]) addSecretOption(command, spec);
-  addLlmOptions(addPhoneOptions(addProviderOptions(command))).action(async (raw: AgentCommandOptions & { drainTimeout?: number }) => {
+  addLlmOptions(addPhoneOptions(addProviderOptions(addRecordsOptions(command, { fleet: true })))).action(async (raw: AgentCommandOptions & { drainTimeout?: number }) => {
     const options: AgentCommandOptions = {
       ...raw,
       drainTimeoutMs: raw.drainTimeout,

@@ -3,7 +3,10 @@ import { parsePositiveInteger } from '../parse.js';
 
 export function registerCalls(program: Command): void {
   const calls = program.command('calls').description("the agent's call records (docs/call-records.md)");
-  const withStore = (command: Command) => command.option('--data-dir <dir>', "the agent's data folder", '.shoal/agent').option('--json', 'print JSON');
+  const withStore = (command: Command) => command
+      .option('--data-dir <dir>', "the agent's data folder", '.shoal/agent')
+      .option('--database <url>', 'the PostgreSQL the agents keep their records in (shoal agent --database)')
+      .option('--json', 'print JSON');
   withStore(
     calls
       .command('list')

@@ -5,6 +5,7 @@ import { parsePositiveInteger, parsePositiveNumber } from '../parse.js';
 import { addSecretOption, secretValue, secrets } from '../secrets.js';
 import { asrOption, maxCallsDefaultHelp } from '../speech-engines.js';
 import { addProviderOptions } from '../provider-options.js';
+import { addRecordsOptions } from '../records-options.js';
 
 function parseTransfer(value: string, previous: Record<string, string> = {}): Record<string, string> {
   const at = value.indexOf('=');
@@ -58,7 +59,7 @@ Examples:
   shoal livekit --agent-name support --agent support --caller-kind sip --transfer "human agent=tel:+15550100"`,
     );
   for (const spec of [secrets.liveKitApiKey, secrets.liveKitApiSecret, secrets.serviceKey]) addSecretOption(command, spec);
-  addLlmOptions(addProviderOptions(command)).action(async (options: LiveKitCommandOptions) => {
+  addLlmOptions(addProviderOptions(addRecordsOptions(command, { fleet: true }))).action(async (options: LiveKitCommandOptions) => {
       const { runLiveKitCommand } = await import('../run-livekit.js');
       await runLiveKitCommand({
         ...options,

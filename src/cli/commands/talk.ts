@@ -3,6 +3,7 @@ import type { TalkCommandOptions } from '../options.js';
 import { logLevelOption } from '../parse.js';
 import { addLlmOptions } from '../llm-options.js';
 import { addProviderOptions } from '../provider-options.js';
+import { addRecordsOptions } from '../records-options.js';
 
 export function registerTalk(program: Command): void {
   const command = program
@@ -16,7 +17,7 @@ export function registerTalk(program: Command): void {
     .option('--json', 'print one JSON object per turn on stdout')
     .option('--fast', 'play the caller faster than real time')
     .addOption(logLevelOption('warn'));
-  addLlmOptions(addProviderOptions(command)).action(async (options: TalkCommandOptions) => {
+  addLlmOptions(addProviderOptions(addRecordsOptions(command, { fleet: false }))).action(async (options: TalkCommandOptions) => {
     const { runTalk } = await import('../run-talk.js');
     await runTalk(options);
   });

@@ -122,9 +122,10 @@ export class PgDatabase {
 
   /**
    * Applies the migrations not applied yet, and then `setup`, under one advisory lock: instances starting
-   * at once apply each migration once, and the first-start setup (the dev key) runs in turn.
+   * at once apply each migration once, and the first-start setup (the dev key) runs in turn. `table` keeps the
+   * applied versions: a schema numbered on its own (the agent's call records) has a table of its own.
    */
-  async migrate(list: readonly Migration[] = pgMigrations, setup?: () => Promise<void>): Promise<void> {
+  async migrate(list: readonly Migration[] = pgMigrations, setup?: () => Promise<void>, table = 'migrations'): Promise<void> {
     const client = await this.pool.connect();
     let broken = false;
     // A connection lost mid-migration also fails the query in progress, which reports it; without a listener
@@ -134,14 +135,14 @@ export class PgDatabase {
     try {
       await client.query('SELECT pg_advisory_lock($1)', [defaults.migrationLock]);
       try {
-        await client.query(`CREATE TABLE IF NOT EXISTS migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
-        const applied = new Set((await client.query<{ version: number }>('SELECT version FROM migrations')).rows.map((row) => row.version));
+        await client.query(`CREATE TABLE IF NOT EXISTS ${table} (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
+        const applied = new Set((await client.query<{ version: number }>(`SELECT version FROM ${table}`)).rows.map((row) => row.version));
         for (const migration of [...list].sort((a, b) => a.version - b.version)) {
           if (applied.has(migration.version)) continue;
           await client.query('BEGIN');
           try {
             await client.query(migration.sql);
-            await client.query('INSERT INTO migrations (version, name, applied_at) VALUES ($1, $2, $3)', [migration.version, migration.name, new Date().toISOString()]);
+            await client.query(`INSERT INTO ${table} (version, name, applied_at) VALUES ($1, $2, $3)`, [migration.version, migration.name, new Date().toISOString()]);
             await client.query('COMMIT');
           } catch (error) {
             // A rollback that fails too (the connection is gone) must not hide why the migration failed.
