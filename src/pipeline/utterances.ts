@@ -1,6 +1,7 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 import type { AudioFrame } from '../audio/index.js';
 import { frameDurationMs } from '../audio/index.js';
+import { speechDefaults } from '../engines/index.js';
 import type { ScoredFrame } from './vad.js';
 
 /** How speech probabilities become utterances. All durations in ms. */
@@ -22,14 +23,7 @@ export interface UtteranceOptions {
   maxUtteranceMs: number;
 }
 
-export const defaults: UtteranceOptions = {
-  activationThreshold: 0.5,
-  deactivationThreshold: 0.35,
-  minSpeechMs: 64,
-  minSilenceMs: 500,
-  prefixPaddingMs: 300,
-  maxUtteranceMs: 30_000,
-};
+export const defaults: UtteranceOptions = { ...speechDefaults, minSpeechMs: 64, minSilenceMs: 500 };
 
 export type VoiceEvent =
   /** Speech began `atMs` (audio time of the first speech frame); `arrivedMs` is clock time of detection. */
