@@ -70,16 +70,9 @@ export function segmentUtterances(
       let lastVoiceArrivedMs = 0;
 
       const endpointSilenceMs = () => silenceMs?.() ?? o.minSilenceMs;
-      const end = (at: ScoredFrame) => {
+      const end = (endpointArrivedMs: number) => {
         inUtterance = false;
-        subscriber.next({
-          type: 'speech-end',
-          utterance,
-          speechMs,
-          lastVoiceMs,
-          lastVoiceArrivedMs,
-          endpointArrivedMs: at.arrivedMs,
-        });
+        subscriber.next({ type: 'speech-end', utterance, speechMs, lastVoiceMs, lastVoiceArrivedMs, endpointArrivedMs });
       };
 
       return source.subscribe({
@@ -144,20 +137,11 @@ export function segmentUtterances(
           }
           const neededMs = endpointSilenceMs();
           subscriber.next({ type: 'speech-audio', utterance, frame: scored.frame, speechMs, speaking, endpointInMs: Math.max(0, neededMs - silentMs) });
-          if (silentMs >= neededMs || lengthMs >= o.maxUtteranceMs) end(scored);
+          if (silentMs >= neededMs || lengthMs >= o.maxUtteranceMs) end(scored.arrivedMs);
         },
         error: (error: unknown) => subscriber.error(error),
         complete: () => {
-          if (inUtterance) {
-            subscriber.next({
-              type: 'speech-end',
-              utterance,
-              speechMs,
-              lastVoiceMs,
-              lastVoiceArrivedMs,
-              endpointArrivedMs: lastVoiceArrivedMs,
-            });
-          }
+          if (inUtterance) end(lastVoiceArrivedMs);
           subscriber.complete();
         },
       });
