@@ -11,6 +11,7 @@ import { parseOrThrow } from '../http/errors.js';
 import { reserveFor } from '../http/gate.js';
 import { startServerSpan } from '../http/tracing.js';
 import { designCandidate, readInstruction } from './instruction.js';
+import type { VoiceDesignCandidate } from '../../speech/index.js';
 import { spanAttributes } from '../../tracing/index.js';
 
 export const defaults = {
@@ -39,17 +40,6 @@ const voiceDesignSchema = z.strictObject({
 });
 
 export const voiceDesignModel = 'voice-design-1';
-
-export interface VoiceDesignCandidate {
-  id: string;
-  index: number;
-  audio_base64: string;
-  sample_rate: number;
-  duration_ms: number;
-  text: string;
-  instruct: string;
-  language: string;
-}
 
 /** POST /v1/voice-design: stateless; `n` candidate voices speaking the preview text, billed once. */
 export function registerVoiceDesignRoute(app: FastifyInstance, service: ServiceContext): void {
