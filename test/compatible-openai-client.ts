@@ -2,6 +2,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import OpenAI, { toFile } from 'openai';
+import { afterAll, beforeAll } from 'vitest';
+import { creditsToMicros } from '../src/service/store/index.js';
+import { startServeProcess, type ServeProcess } from './serve-process.js';
 
 export const clip = (name: string) => readFile(join(import.meta.dirname, 'fixtures', 'speech', name));
 
@@ -24,3 +27,38 @@ export async function sseEvents(response: Response): Promise<Record<string, unkn
 }
 
 export const sentence = 'What time do you open on Saturday? We would like to come for lunch with the whole family.';
+
+/** A `shoal serve` (SQLite, `--key-rate 5`, `--tts-streams 4`) for one test file, and clients of its users. */
+export interface OpenAiServe {
+  /** The server, once started. */
+  readonly serve: ServeProcess;
+  /** The client of the `main` user. */
+  readonly client: OpenAI;
+  /** A client of a user of its own, so each test has its own request rate (the server runs with `--key-rate 5`). */
+  freshClient(id: string, credits?: number): Promise<OpenAI>;
+}
+
+/** Starts the server before the file's tests (its recogniser loaded then, not inside a test's time) and stops it after. */
+export function serveForOpenAi(): OpenAiServe {
+  let serve: ServeProcess | undefined;
+  let client: OpenAI | undefined;
+  const freshClient = async (id: string, credits = 10) => {
+    const user = await serve!.addUser(id, creditsToMicros(credits));
+    return openAiClient(serve!.url, user.key);
+  };
+  beforeAll(async () => {
+    serve = await startServeProcess({ args: ['--key-rate', '5', '--tts-streams', '4'] });
+    client = await freshClient('main');
+    await client.audio.transcriptions.create({ file: await audioFile('slt_05.wav'), model: 'whisper-1' });
+  }, 120_000);
+  afterAll(async () => serve?.stop());
+  return {
+    get serve() {
+      return serve!;
+    },
+    get client() {
+      return client!;
+    },
+    freshClient,
+  };
+}

@@ -3,29 +3,13 @@
  * streamed, the model list, and its error classes on a bad key and over the key's rate.
  */
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { decodeAudio, bytesToInt16, rmsDbfs } from '../src/audio/index.js';
-import { creditsToMicros } from '../src/service/store/index.js';
-import { startServeProcess, type ServeProcess } from './serve-process.js';
 import { wordErrorRate } from './service-harness.js';
-import { audioFile, openAiClient, sentence, sseEvents } from './compatible-openai-client.js';
+import { openAiClient, sentence, sseEvents, serveForOpenAi } from './compatible-openai-client.js';
 
-let serve: ServeProcess;
-let client: OpenAI;
-
-/** A user of its own per test, so each has its own request rate (the server runs with `--key-rate 5`). */
-async function freshClient(id: string, credits = 10): Promise<OpenAI> {
-  const user = await serve.addUser(id, creditsToMicros(credits));
-  return openAiClient(serve.url, user.key);
-}
-
-beforeAll(async () => {
-  serve = await startServeProcess({ args: ['--key-rate', '5', '--tts-streams', '4'] });
-  client = await freshClient('main');
-  // The first recognition loads the recogniser in the server: done here, not inside a test's time.
-  await client.audio.transcriptions.create({ file: await audioFile('slt_05.wav'), model: 'whisper-1' });
-}, 120_000);
-afterAll(async () => serve?.stop());
+const served = serveForOpenAi();
+const { freshClient } = served;
 
 describe('speech', () => {
   const decoded = async (bytes: Uint8Array, format: string) => {
@@ -39,7 +23,7 @@ describe('speech', () => {
     ['wav', 24000],
     ['pcm', 24000],
   ] as const)('answers %s audio of the text, at %i Hz', async (format, rate) => {
-    const response = await client.audio.speech.create({ model: 'tts-1', input: sentence, voice: 'alloy', response_format: format });
+    const response = await served.client.audio.speech.create({ model: 'tts-1', input: sentence, voice: 'alloy', response_format: format });
     const audio = await decoded(new Uint8Array(await response.arrayBuffer()), format);
     expect(audio.sampleRate).toBe(rate);
     expect(audio.seconds).toBeGreaterThan(3);
@@ -48,15 +32,15 @@ describe('speech', () => {
   }, 60_000);
 
   it('is recognised back: speech in mp3, transcribed from the mp3', async () => {
-    const response = await client.audio.speech.create({ model: 'gpt-4o-mini-tts', input: 'What time do you open on Saturday?', voice: 'shimmer', response_format: 'mp3' });
+    const response = await served.client.audio.speech.create({ model: 'gpt-4o-mini-tts', input: 'What time do you open on Saturday?', voice: 'shimmer', response_format: 'mp3' });
     const file = await OpenAI.toFile(Buffer.from(await response.arrayBuffer()), 'speech.mp3', { type: 'audio/mpeg' });
-    const transcript = await client.audio.transcriptions.create({ file, model: 'whisper-1' });
+    const transcript = await served.client.audio.transcriptions.create({ file, model: 'whisper-1' });
     expect(wordErrorRate('what time do you open on saturday', transcript.text)).toBeLessThan(0.3);
   }, 60_000);
 
   it('maps OpenAI voice names to different built-in voices, and speed shortens the audio', async () => {
     const speak = async (voice: string, speed = 1) =>
-      decoded(new Uint8Array(await (await client.audio.speech.create({ model: 'tts-1', input: sentence, voice, response_format: 'wav', speed })).arrayBuffer()), 'wav');
+      decoded(new Uint8Array(await (await served.client.audio.speech.create({ model: 'tts-1', input: sentence, voice, response_format: 'wav', speed })).arrayBuffer()), 'wav');
     const onyx = await speak('onyx');
     const nova = await speak('nova');
     const fast = await speak('onyx', 1.5);
@@ -67,16 +51,16 @@ describe('speech', () => {
 
   it('refuses aac and flac (no encoder here) and a speed out of range with a 400', async () => {
     for (const format of ['aac', 'flac'] as const) {
-      const refused = client.audio.speech.create({ model: 'tts-1', input: 'Hello.', voice: 'alloy', response_format: format });
+      const refused = served.client.audio.speech.create({ model: 'tts-1', input: 'Hello.', voice: 'alloy', response_format: format });
       await expect(refused).rejects.toMatchObject({ status: 400, message: expect.stringContaining(`no ${format} encoder`) });
     }
-    await expect(client.audio.speech.create({ model: 'tts-1', input: 'Hello.', voice: 'alloy', speed: 4 })).rejects.toMatchObject({ status: 400, param: 'speed' });
+    await expect(served.client.audio.speech.create({ model: 'tts-1', input: 'Hello.', voice: 'alloy', speed: 4 })).rejects.toMatchObject({ status: 400, param: 'speed' });
   }, 60_000);
 
   it('streams the body as it is synthesised', async () => {
     const long = Array.from({ length: 6 }, () => sentence).join(' ');
     const started = performance.now();
-    const response = await client.audio.speech.create({ model: 'tts-1', input: long, voice: 'echo', response_format: 'pcm' });
+    const response = await served.client.audio.speech.create({ model: 'tts-1', input: long, voice: 'echo', response_format: 'pcm' });
     const reader = response.body!.getReader();
     let firstMs = -1;
     let bytes = 0;
@@ -90,7 +74,7 @@ describe('speech', () => {
   }, 60_000);
 
   it('answers speech.audio.delta events and a speech.audio.done with stream_format sse', async () => {
-    const response = await client.audio.speech.create({ model: 'tts-1', input: sentence, voice: 'fable', response_format: 'mp3', stream_format: 'sse' });
+    const response = await served.client.audio.speech.create({ model: 'tts-1', input: sentence, voice: 'fable', response_format: 'mp3', stream_format: 'sse' });
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const events = await sseEvents(response);
     expect(events.at(-1)).toMatchObject({ type: 'speech.audio.done', usage: { input_tokens: sentence.length } });
@@ -114,13 +98,13 @@ describe('the service around them', () => {
     expect(ids).toEqual(expect.arrayContaining(['whisper-1', 'gpt-4o-transcribe', 'tts-1', 'tts-1-hd', 'gpt-4o-mini-tts', 's1']));
     expect((await client.models.retrieve('tts-1')).owned_by).toBe('shoal');
     await expect(client.models.retrieve('dall-e-3')).rejects.toBeInstanceOf(OpenAI.NotFoundError);
-    const voiceModels = await fetch(`${serve.url}/model`, { headers: { authorization: `Bearer ${client.apiKey}` } });
+    const voiceModels = await fetch(`${served.serve.url}/model`, { headers: { authorization: `Bearer ${client.apiKey}` } });
     expect(voiceModels.status).toBe(200);
     expect(await voiceModels.json()).toMatchObject({ total: 0, items: [] });
   });
 
   it('raises AuthenticationError on a bad key and RateLimitError over the key rate', async () => {
-    const stranger = openAiClient(serve.url, 'sk_nobody');
+    const stranger = openAiClient(served.serve.url, 'sk_nobody');
     await expect(stranger.audio.speech.create({ model: 'tts-1', input: 'Hi.', voice: 'alloy' })).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
     await expect(stranger.models.list()).rejects.toMatchObject({ status: 401, code: 'invalid_api_key' });
     const busy = await freshClient('busy');

@@ -4,37 +4,22 @@
  * the same input). Speech: compatible-openai-speech.test.ts.
  */
 import OpenAI from 'openai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { creditsToMicros, priceOf } from '../src/service/store/index.js';
-import { startServeProcess, type ServeProcess } from './serve-process.js';
 import { wordErrorRate } from './service-harness.js';
-import { audioFile, clip, openAiClient, sentence } from './compatible-openai-client.js';
+import { audioFile, clip, sentence, serveForOpenAi } from './compatible-openai-client.js';
 
-let serve: ServeProcess;
-let client: OpenAI;
+const served = serveForOpenAi();
+const { freshClient } = served;
 const reference = 'hello i would like to book a table for two people tonight';
-
-/** A user of its own per test, so each has its own request rate (the server runs with `--key-rate 5`). */
-async function freshClient(id: string, credits = 10): Promise<OpenAI> {
-  const user = await serve.addUser(id, creditsToMicros(credits));
-  return openAiClient(serve.url, user.key);
-}
-
-beforeAll(async () => {
-  serve = await startServeProcess({ args: ['--key-rate', '5', '--tts-streams', '4'] });
-  client = await freshClient('main');
-  // The first recognition loads the recogniser in the server: done here, not inside the first test's time.
-  await client.audio.transcriptions.create({ file: await audioFile('slt_05.wav'), model: 'whisper-1' });
-}, 120_000);
-afterAll(async () => serve?.stop());
 
 describe('transcriptions', () => {
   it('answer json, text, srt and vtt from a recording', async () => {
     const [json, text, srt, vtt] = await Promise.all([
-      client.audio.transcriptions.create({ file: await audioFile('slt_00.wav'), model: 'whisper-1' }),
-      client.audio.transcriptions.create({ file: await audioFile('slt_00.wav'), model: 'whisper-1', response_format: 'text' }),
-      client.audio.transcriptions.create({ file: await audioFile('slt_00.wav'), model: 'whisper-1', response_format: 'srt' }),
-      client.audio.transcriptions.create({ file: await audioFile('slt_00.wav'), model: 'gpt-4o-transcribe', response_format: 'vtt' }),
+      served.client.audio.transcriptions.create({ file: await audioFile('slt_00.wav'), model: 'whisper-1' }),
+      served.client.audio.transcriptions.create({ file: await audioFile('slt_00.wav'), model: 'whisper-1', response_format: 'text' }),
+      served.client.audio.transcriptions.create({ file: await audioFile('slt_00.wav'), model: 'whisper-1', response_format: 'srt' }),
+      served.client.audio.transcriptions.create({ file: await audioFile('slt_00.wav'), model: 'gpt-4o-transcribe', response_format: 'vtt' }),
     ]);
     expect(wordErrorRate(reference, json.text)).toBeLessThan(0.3);
     expect(text.trim()).toBe(json.text);
@@ -43,7 +28,7 @@ describe('transcriptions', () => {
   }, 60_000);
 
   it('answer verbose_json with segments and, when asked, words within the audio', async () => {
-    const verbose = await client.audio.transcriptions.create({
+    const verbose = await served.client.audio.transcriptions.create({
       file: await audioFile('slt_00.wav'),
       model: 'whisper-1',
       response_format: 'verbose_json',
@@ -59,13 +44,13 @@ describe('transcriptions', () => {
       expect(word.end).toBeLessThanOrEqual(verbose.duration);
       if (index > 0) expect(word.start).toBeGreaterThanOrEqual(words[index - 1]!.end);
     }
-    const segmentsOnly = await client.audio.transcriptions.create({ file: await audioFile('slt_00.wav'), model: 'whisper-1', response_format: 'verbose_json' });
+    const segmentsOnly = await served.client.audio.transcriptions.create({ file: await audioFile('slt_00.wav'), model: 'whisper-1', response_format: 'verbose_json' });
     expect(segmentsOnly.words).toBeUndefined();
     expect(segmentsOnly.segments!.length).toBeGreaterThan(0);
   }, 60_000);
 
   it('stream transcript.text.delta events and a transcript.text.done with the whole text', async () => {
-    const stream = await client.audio.transcriptions.create({ file: await audioFile('slt_00.wav'), model: 'gpt-4o-mini-transcribe', stream: true });
+    const stream = await served.client.audio.transcriptions.create({ file: await audioFile('slt_00.wav'), model: 'gpt-4o-mini-transcribe', stream: true });
     const events: { type: string; delta?: string; text?: string }[] = [];
     for await (const event of stream) events.push(event as (typeof events)[number]);
     expect(events.at(-1)!.type).toBe('transcript.text.done');
@@ -77,12 +62,12 @@ describe('transcriptions', () => {
   }, 60_000);
 
   it('refuse what it cannot do with a 400 naming the field, in OpenAI error shape', async () => {
-    const unknownModel = client.audio.transcriptions.create({ file: await audioFile('slt_00.wav'), model: 'whisper-9' });
+    const unknownModel = served.client.audio.transcriptions.create({ file: await audioFile('slt_00.wav'), model: 'whisper-9' });
     await expect(unknownModel).rejects.toBeInstanceOf(OpenAI.BadRequestError);
     await expect(unknownModel).rejects.toMatchObject({ status: 400, type: 'invalid_request_error', message: expect.stringContaining('whisper-1') });
-    const badFormat = client.audio.transcriptions.create({ file: await audioFile('slt_00.wav'), model: 'whisper-1', response_format: 'xml' as 'json' });
+    const badFormat = served.client.audio.transcriptions.create({ file: await audioFile('slt_00.wav'), model: 'whisper-1', response_format: 'xml' as 'json' });
     await expect(badFormat).rejects.toMatchObject({ status: 400, param: 'response_format' });
-    const notAudio = client.audio.transcriptions.create({ file: await OpenAI.toFile(Buffer.from('not audio at all'), 'a.wav'), model: 'whisper-1' });
+    const notAudio = served.client.audio.transcriptions.create({ file: await OpenAI.toFile(Buffer.from('not audio at all'), 'a.wav'), model: 'whisper-1' });
     await expect(notAudio).rejects.toBeInstanceOf(OpenAI.BadRequestError);
   }, 60_000);
 });
@@ -90,21 +75,21 @@ describe('transcriptions', () => {
 describe('billing', () => {
   it('takes the native routes’ credit for the same input, and answers 402 when it does not cover it', async () => {
     const payer = await freshClient('payer', 1);
-    const start = await serve.balance('payer');
+    const start = await served.serve.balance('payer');
     await payer.audio.transcriptions.create({ file: await audioFile('slt_01.wav'), model: 'whisper-1', response_format: 'text' });
-    const afterAsr = await serve.balance('payer');
+    const afterAsr = await served.serve.balance('payer');
     expect(start - afterAsr).toBe(priceOf({ kind: 'asr', seconds: 2.41 }));
     await (await payer.audio.speech.create({ model: 'tts-1', input: sentence, voice: 'alloy', response_format: 'pcm' })).arrayBuffer();
-    expect(afterAsr - (await serve.balance('payer'))).toBe(priceOf({ kind: 'tts', characters: sentence.length }));
+    expect(afterAsr - (await served.serve.balance('payer'))).toBe(priceOf({ kind: 'tts', characters: sentence.length }));
 
     const form = new FormData();
     form.append('audio', new Blob([await clip('slt_01.wav')]), 'a.wav');
-    const native = await fetch(`${serve.url}/v1/asr`, { method: 'POST', headers: { authorization: `Bearer ${payer.apiKey}` }, body: form });
+    const native = await fetch(`${served.serve.url}/v1/asr`, { method: 'POST', headers: { authorization: `Bearer ${payer.apiKey}` }, body: form });
     expect(native.status).toBe(200);
-    expect(afterAsr - priceOf({ kind: 'tts', characters: sentence.length }) - (await serve.balance('payer'))).toBe(start - afterAsr);
+    expect(afterAsr - priceOf({ kind: 'tts', characters: sentence.length }) - (await served.serve.balance('payer'))).toBe(start - afterAsr);
 
     const broke = await freshClient('broke', 0.0001);
     await expect(broke.audio.speech.create({ model: 'tts-1', input: sentence, voice: 'alloy' })).rejects.toMatchObject({ status: 402, type: 'insufficient_quota' });
-    expect(await serve.balance('broke')).toBe(creditsToMicros(0.0001));
+    expect(await served.serve.balance('broke')).toBe(creditsToMicros(0.0001));
   }, 60_000);
 });

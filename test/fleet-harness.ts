@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BuiltinVoices, createSpeechService, type LiveOptions, type SpeechService } from '../src/service/index.js';
 import { hashKeySecret, openAccountServices, type AccountServices, type FleetOptions, type PgStores, type RateLimitOptions } from '../src/service/store/index.js';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { startPgCluster, type PgCluster } from './pg-cluster.js';
 import { testEngines, type TestUser } from './service-store-harness.js';
 
 export async function freePort(): Promise<number> {
@@ -80,6 +82,32 @@ export async function startInstance(
   };
   open.push(instance);
   return instance;
+}
+
+/**
+ * The test file's throwaway PostgreSQL: started before its tests and removed after them; the instances a test
+ * started are closed after it.
+ */
+export function fleetCluster(): PgCluster {
+  let cluster: PgCluster | undefined;
+  beforeAll(async () => {
+    cluster = await startPgCluster();
+  }, 60_000);
+  afterAll(async () => cluster?.close());
+  afterEach(closeInstances);
+  const started = () => {
+    if (!cluster) throw new Error('the PostgreSQL cluster is not started yet: use it inside a test');
+    return cluster;
+  };
+  return {
+    get url() {
+      return started().url;
+    },
+    createDatabase: () => started().createDatabase(),
+    stop: () => started().stop(),
+    start: () => started().start(),
+    close: () => started().close(),
+  };
 }
 
 export async function userWith(instance: Instance, id: string, creditMicros: number): Promise<TestUser> {

@@ -5,22 +5,15 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { creditsToMicros, priceOf } from '../src/service/store/index.js';
-import { balance, closeInstances, freePort, listening, openHolds, pgOf, startInstance, until, userWith, type Instance } from './fleet-harness.js';
-import { startPgCluster, type PgCluster } from './pg-cluster.js';
+import { balance, fleetCluster, freePort, listening, openHolds, pgOf, startInstance, until, userWith, type Instance } from './fleet-harness.js';
 import { authHeaders, fixture, modelForm, type TestUser } from './service-store-harness.js';
 import { connectLive } from './service-live-client.js';
 
 const root = join(import.meta.dirname, '..');
 
-let cluster: PgCluster;
-
-beforeAll(async () => {
-  cluster = await startPgCluster();
-}, 60_000);
-afterAll(async () => cluster?.close());
-afterEach(closeInstances);
+const cluster = fleetCluster();
 
 const tts = (instance: Instance, user: TestUser, body: Record<string, unknown>) =>
   fetch(`${instance.url}/v1/tts`, { method: 'POST', headers: { ...authHeaders(user), 'content-type': 'application/json' }, body: JSON.stringify(body) });

@@ -4,19 +4,13 @@
  * notices a connection that stopped forwarding; the heartbeat and sweep never pile up on a slow database.
  */
 import { createServer, connect, type Socket } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TextToSpeechEngine } from '../src/engines/index.js';
 import { creditsToMicros, PgDatabase, PgFleet, priceOf } from '../src/service/store/index.js';
-import { balance, closeInstances, openHolds, pgOf, startInstance, until, userWith, type Instance } from './fleet-harness.js';
-import { startPgCluster, type PgCluster } from './pg-cluster.js';
+import { balance, fleetCluster, openHolds, pgOf, startInstance, until, userWith, type Instance } from './fleet-harness.js';
 import { authHeaders, testEngines, type TestUser } from './service-store-harness.js';
 
-let cluster: PgCluster;
-beforeAll(async () => {
-  cluster = await startPgCluster();
-}, 60_000);
-afterAll(async () => cluster?.close());
-afterEach(closeInstances);
+const cluster = fleetCluster();
 
 const ledgerOf = async (instance: Instance, userId: string) =>
   (await pgOf(instance).db.query<{ amount_micros: number }>('SELECT amount_micros FROM ledger WHERE user_id = $1 AND amount_micros < 0', [userId])).rows;

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseWav } from '../src/audio/index.js';
 import { analyzeVoice } from '../src/engines/index.js';
 import { postJson, startService, type RunningService } from './service-harness.js';
+import type { VoiceDesignCandidate } from '../src/speech/index.js';
 
 let server: RunningService;
 
@@ -12,27 +13,16 @@ afterAll(async () => {
   await server.close();
 });
 
-interface Candidate {
-  id: string;
-  index: number;
-  audio_base64: string;
-  sample_rate: number;
-  duration_ms: number;
-  text: string;
-  instruct: string;
-  language: string;
-}
-
 const design = (body: unknown, headers: Record<string, string> = { model: 'voice-design-1' }) =>
   postJson(`${server.url}/v1/voice-design`, body, headers);
 
-async function candidates(body: Record<string, unknown>): Promise<Candidate[]> {
+async function candidates(body: Record<string, unknown>): Promise<VoiceDesignCandidate[]> {
   const response = await design(body);
   expect(response.status, await response.clone().text().then((t) => t.slice(0, 300))).toBe(200);
-  return ((await response.json()) as { candidates: Candidate[] }).candidates;
+  return ((await response.json()) as { candidates: VoiceDesignCandidate[] }).candidates;
 }
 
-const pitchOf = (candidate: Candidate) => {
+const pitchOf = (candidate: VoiceDesignCandidate) => {
   const wav = parseWav(Buffer.from(candidate.audio_base64, 'base64'));
   return analyzeVoice(wav.samples, wav.sampleRate).pitchHz;
 };

@@ -108,16 +108,7 @@ export interface VoiceDesignRequest {
   seed?: number;
 }
 
-export interface VoiceDesignCandidate {
-  id: string;
-  index: number;
-  audio_base64: string;
-  sample_rate: number;
-  duration_ms: number;
-  text: string;
-  instruct: string;
-  language: string;
-}
+export type { VoiceDesignCandidate } from '../speech/index.js';
 
 export interface ModelAuthor {
   _id: string;

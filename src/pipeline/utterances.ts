@@ -1,6 +1,7 @@
 import { Observable, type OperatorFunction } from 'rxjs';
 import type { AudioFrame } from '../audio/index.js';
 import { frameDurationMs } from '../audio/index.js';
+import { speechDefaults } from '../engines/index.js';
 import type { ScoredFrame } from './vad.js';
 
 /** How speech probabilities become utterances. All durations in ms. */
@@ -22,14 +23,7 @@ export interface UtteranceOptions {
   maxUtteranceMs: number;
 }
 
-export const defaults: UtteranceOptions = {
-  activationThreshold: 0.5,
-  deactivationThreshold: 0.35,
-  minSpeechMs: 64,
-  minSilenceMs: 500,
-  prefixPaddingMs: 300,
-  maxUtteranceMs: 30_000,
-};
+export const defaults: UtteranceOptions = { ...speechDefaults, minSpeechMs: 64, minSilenceMs: 500 };
 
 export type VoiceEvent =
   /** Speech began `atMs` (audio time of the first speech frame); `arrivedMs` is clock time of detection. */
@@ -76,16 +70,9 @@ export function segmentUtterances(
       let lastVoiceArrivedMs = 0;
 
       const endpointSilenceMs = () => silenceMs?.() ?? o.minSilenceMs;
-      const end = (at: ScoredFrame) => {
+      const end = (endpointArrivedMs: number) => {
         inUtterance = false;
-        subscriber.next({
-          type: 'speech-end',
-          utterance,
-          speechMs,
-          lastVoiceMs,
-          lastVoiceArrivedMs,
-          endpointArrivedMs: at.arrivedMs,
-        });
+        subscriber.next({ type: 'speech-end', utterance, speechMs, lastVoiceMs, lastVoiceArrivedMs, endpointArrivedMs });
       };
 
       return source.subscribe({
@@ -150,20 +137,11 @@ export function segmentUtterances(
           }
           const neededMs = endpointSilenceMs();
           subscriber.next({ type: 'speech-audio', utterance, frame: scored.frame, speechMs, speaking, endpointInMs: Math.max(0, neededMs - silentMs) });
-          if (silentMs >= neededMs || lengthMs >= o.maxUtteranceMs) end(scored);
+          if (silentMs >= neededMs || lengthMs >= o.maxUtteranceMs) end(scored.arrivedMs);
         },
         error: (error: unknown) => subscriber.error(error),
         complete: () => {
-          if (inUtterance) {
-            subscriber.next({
-              type: 'speech-end',
-              utterance,
-              speechMs,
-              lastVoiceMs,
-              lastVoiceArrivedMs,
-              endpointArrivedMs: lastVoiceArrivedMs,
-            });
-          }
+          if (inUtterance) end(lastVoiceArrivedMs);
           subscriber.complete();
         },
       });

@@ -90,3 +90,27 @@ export class WebSocketCalls<T extends EndableTransport> {
     this.server.close();
   }
 }
+
+/** An endpoint whose calls arrive on WebSockets: it takes its path's upgrades, counts its calls and closes them. */
+export abstract class WebSocketCallEndpoint<T extends EndableTransport> {
+  protected abstract readonly calls: WebSocketCalls<T>;
+
+  /** Takes an HTTP upgrade if it is for this endpoint's path; returns false otherwise. */
+  handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): boolean {
+    return this.calls.handleUpgrade(request, socket, head);
+  }
+
+  /** Number of calls starting or running. */
+  activeCalls(): number {
+    return this.calls.activeCalls();
+  }
+
+  /** Number of open sockets, with or without a call. */
+  openSockets(): number {
+    return this.calls.openSockets();
+  }
+
+  close(): void {
+    this.calls.close();
+  }
+}

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { context } from '@opentelemetry/api';
 import type { ServiceContext } from '../context.js';
-import { startServerSpan } from '../http/tracing.js';
+import { inServerSpan } from '../http/tracing.js';
 import { abortOnClose, recognizeFile } from './recognize.js';
 import { readAsrRequest } from './request.js';
 import { segmentWords, type TranscriptSegment } from './segments.js';
@@ -34,10 +34,8 @@ export function registerAsrRoute(app: FastifyInstance, service: ServiceContext):
     '/v1/asr',
     { config: { inference: true }, bodyLimit: limits.asrAudioBytes + 64 * 1024, onRequest: acceptFormDataAlias },
     async (request, reply) => {
-      const asr = startServerSpan('asr', request.traceContext, { 'http.route': '/v1/asr' });
-      request.traceId = asr.traceId;
-      const signal = abortOnClose(reply);
-      try {
+      return inServerSpan(request, 'asr', '/v1/asr', async (asr) => {
+        const signal = abortOnClose(reply);
         const input = await readAsrRequest(request, limits.asrAudioBytes);
         const { hypothesis, durationMs } = await context.with(asr.context, () => recognizeFile(service, request, input, asr, signal));
         const result: TranscriptionResult = {
@@ -49,10 +47,7 @@ export function registerAsrRoute(app: FastifyInstance, service: ServiceContext):
         };
         asr.end();
         return reply.send(result);
-      } catch (error) {
-        asr.end(error);
-        throw error;
-      }
+      });
     },
   );
 }

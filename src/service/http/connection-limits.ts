@@ -35,8 +35,13 @@ export function httpServerOptions(limits: ConnectionLimits): ServerOptions {
 
 /** Writes a complete `{status, message}` JSON response on a raw socket and closes it (errors before any route). */
 export function answerRawSocket(socket: Duplex, status: number, message: string, headers: Record<string, string> = {}): void {
+  writeRawJson(socket, status, { status, message }, headers);
+}
+
+/** Writes a complete JSON response on a raw socket and closes it. */
+export function writeRawJson(socket: Duplex, status: number, content: unknown, headers: Record<string, string> = {}): void {
   if (socket.destroyed || !socket.writable) return void socket.destroy();
-  const body = JSON.stringify({ status, message });
+  const body = JSON.stringify(content);
   const lines = [
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}`,
     'Content-Type: application/json; charset=utf-8',

@@ -1,6 +1,7 @@
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, defaultTextMapGetter, trace } from '@opentelemetry/api';
 import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import type { FastifyRequest } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
 import { newTraceId } from '../../tracing/index.js';
 
@@ -47,6 +48,21 @@ export function startServerSpan(name: string, parent: Context, attributes: Attri
       span.end();
     },
   };
+}
+
+/**
+ * Runs a route's handler in a server span of its own that continues the request's trace (the request's logs then
+ * carry its trace id). A thrown error ends the span; otherwise the handler, or the work it leaves running, ends it.
+ */
+export async function inServerSpan<T>(request: FastifyRequest, name: string, route: string, handler: (span: ServerSpan) => Promise<T>): Promise<T> {
+  const span = startServerSpan(name, request.traceContext, { 'http.route': route });
+  request.traceId = span.traceId;
+  try {
+    return await handler(span);
+  } catch (error) {
+    span.end(error);
+    throw error;
+  }
 }
 
 /** Runs `work` inside a child span of the active context. */

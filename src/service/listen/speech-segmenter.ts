@@ -1,17 +1,6 @@
 import { concatSamples } from '../../audio/index.js';
-import type { VoiceActivityDetector } from '../../engines/index.js';
+import { speechDefaults, type VoiceActivityDetector } from '../../engines/index.js';
 import { recognizerRate } from './audio-input.js';
-
-export const defaults = {
-  /** Probability at or above which a frame is speech. */
-  activationThreshold: 0.5,
-  /** Probability below which a frame is silence (hysteresis between the two). */
-  deactivationThreshold: 0.35,
-  /** Audio kept from before speech starts and given to the recognizer with it, in ms. */
-  prefixPaddingMs: 300,
-  /** An utterance is ended here even without silence, in ms. */
-  maxUtteranceMs: 30_000,
-};
 
 /** What one stretch of audio did, in audio time (ms from the stream's start). */
 export type SegmentEvent =
@@ -27,7 +16,9 @@ export type SegmentEvent =
 /**
  * Cuts a 16 kHz stream into utterances with a voice activity detector: speech starts at a frame at or above
  * the activation threshold, and the utterance ends after `endpointingMs` of frames below the deactivation
- * threshold (never, when false: only the caller's Finalize ends it).
+ * threshold (never, when false: only the caller's Finalize ends it). It reads probabilities with the pipeline's
+ * thresholds (`speechDefaults`) but not its rules: speech starts at its first frame (no minimum speech), a pause
+ * ends only at the activation threshold, and the utterance's length counts its prefix.
  */
 export class SpeechSegmenter {
   private state: 'idle' | 'speaking' | 'trailing' = 'idle';
@@ -38,7 +29,6 @@ export class SpeechSegmenter {
   private utteranceStartMs = 0;
   private readonly frameSamples: number;
   private readonly frameMs: number;
-  private readonly o = defaults;
 
   constructor(
     private readonly vad: VoiceActivityDetector,
@@ -91,7 +81,7 @@ export class SpeechSegmenter {
 
   private step(frame: Int16Array, probability: number, events: SegmentEvent[]): void {
     const atMs = this.frames * this.frameMs;
-    const { activationThreshold, deactivationThreshold, prefixPaddingMs, maxUtteranceMs } = this.o;
+    const { activationThreshold, deactivationThreshold, prefixPaddingMs, maxUtteranceMs } = speechDefaults;
     if (this.state === 'idle') {
       if (probability < activationThreshold) {
         this.prefix.push(frame);

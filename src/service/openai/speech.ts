@@ -8,7 +8,7 @@ import type { ServiceContext } from '../context.js';
 import { requireContentType } from '../http/content-type.js';
 import { parseOrThrow } from '../http/errors.js';
 import { principalOf } from '../http/gate.js';
-import { startServerSpan } from '../http/tracing.js';
+import { inServerSpan } from '../http/tracing.js';
 import type { DeliveredText } from '../tts/delivered-text.js';
 import { encodeBytes } from '../tts/encoded-stream.js';
 import { prepareTts, type TtsPlan } from '../tts/prepare.js';
@@ -92,9 +92,7 @@ async function* speechEvents(bytes: AsyncIterable<Uint8Array>, delivered: Delive
  */
 export function registerSpeechRoute(app: FastifyInstance, service: ServiceContext, admission: StreamAdmission): void {
   app.post('/v1/audio/speech', { config: { inference: true }, bodyLimit: service.limits.ttsBodyBytes }, async (request, reply) => {
-    const span = startServerSpan('tts', request.traceContext, { 'http.route': '/v1/audio/speech' });
-    request.traceId = span.traceId;
-    try {
+    return inServerSpan(request, 'tts', '/v1/audio/speech', async (span) => {
       const { plan, speech } = await planSpeech(request, service);
       const started = await startSynthesis(plan, request, reply, service, span, admission);
       settleOnClose(request, reply, service, started, span);
@@ -105,9 +103,6 @@ export function registerSpeechRoute(app: FastifyInstance, service: ServiceContex
       }
       reply.header('content-type', started.plan.contentType);
       return reply.send(Readable.from(bytes, { objectMode: false }));
-    } catch (error) {
-      span.end(error);
-      throw error;
-    }
+    });
   });
 }

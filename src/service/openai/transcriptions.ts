@@ -5,7 +5,7 @@ import { ServiceError } from '../accounts.js';
 import type { ServiceContext } from '../context.js';
 import { mediaType } from '../http/content-type.js';
 import { parseOrThrow } from '../http/errors.js';
-import { startServerSpan } from '../http/tracing.js';
+import { inServerSpan } from '../http/tracing.js';
 import type { Hints } from '../asr/hints.js';
 import { abortOnClose, recognizeFile } from '../asr/recognize.js';
 import { readMultipart, tooLarge } from '../asr/request.js';
@@ -74,10 +74,8 @@ export function registerTranscriptionRoute(app: FastifyInstance, service: Servic
     '/v1/audio/transcriptions',
     { config: { inference: true }, bodyLimit: limits.asrAudioBytes + 64 * 1024, onRequest: acceptFormDataAlias },
     async (request, reply) => {
-      const span = startServerSpan('asr', request.traceContext, { 'http.route': '/v1/audio/transcriptions' });
-      request.traceId = span.traceId;
-      const signal = abortOnClose(reply);
-      try {
+      return inServerSpan(request, 'asr', '/v1/audio/transcriptions', async (span) => {
+        const signal = abortOnClose(reply);
         const input = await readFields(request, limits.asrAudioBytes);
         const hints = input.prompt ? promptHints(input.prompt) : undefined;
         const { hypothesis, durationMs } = await context.with(span.context, () =>
@@ -97,10 +95,7 @@ export function registerTranscriptionRoute(app: FastifyInstance, service: Servic
         const granularities = { words: input.timestamp_granularities.includes('word'), segments: input.timestamp_granularities.includes('segment') };
         const { contentType, body } = formatTranscript(transcript, input.response_format, granularities);
         return reply.header('content-type', contentType).send(body);
-      } catch (error) {
-        span.end(error);
-        throw error;
-      }
+      });
     },
   );
 }

@@ -1,5 +1,5 @@
 import type { SqliteDatabase } from './database.js';
-import type { PgDatabase } from './pg-database.js';
+import { positional, type PgDatabase } from './pg-database.js';
 
 /** A response kept for replay: its status, content type and body (`null` when it was too large to keep). */
 export interface StoredResponse {
@@ -44,6 +44,18 @@ interface Row {
   claimed_at: string;
 }
 
+/** One statement with named parameters (`@name`), in the SQL both SQLite and PostgreSQL read. */
+interface Statement {
+  sql: string;
+  params: Record<string, unknown>;
+}
+
+/** What a statement did: the rows it read, and how many it wrote. */
+interface Outcome {
+  rows: Row[];
+  changes: number;
+}
+
 function outcome(row: Row, fingerprint: string, staleBefore: string): IdempotentClaim | undefined {
   if (row.fingerprint !== fingerprint) return { state: 'mismatch' };
   if (row.state === 'done') return { state: 'done', response: { status: row.status!, contentType: row.content_type ?? '', body: row.body ? new Uint8Array(row.body) : null } };
@@ -52,6 +64,46 @@ function outcome(row: Row, fingerprint: string, staleBefore: string): Idempotent
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/**
+ * A claim's statements, run in one transaction by the store's dialect: a new key is inserted; an existing
+ * row is read under `lock` (so two instances cannot both take over a stale claim) and answers, or is taken over.
+ */
+function* claimStatements(
+  scope: string,
+  key: string,
+  fingerprint: string,
+  settings: typeof idempotencyDefaults,
+  lock: string,
+): Generator<Statement, IdempotentClaim, Outcome> {
+  const now = Date.now();
+  const at = iso(now);
+  yield { sql: 'DELETE FROM idempotency WHERE created_at < @expired', params: { expired: iso(now - settings.keepMs) } };
+  const inserted = yield {
+    sql: `INSERT INTO idempotency (scope, key, fingerprint, state, created_at, claimed_at) VALUES (@scope, @key, @fingerprint, 'running', @at, @at)
+          ON CONFLICT (scope, key) DO NOTHING`,
+    params: { scope, key, fingerprint, at },
+  };
+  if (inserted.changes === 1) return { state: 'claimed' };
+  const { rows } = yield {
+    sql: `SELECT fingerprint, state, status, content_type, body, claimed_at FROM idempotency WHERE scope = @scope AND key = @key${lock}`,
+    params: { scope, key },
+  };
+  const found = rows[0] && outcome(rows[0], fingerprint, iso(now - settings.staleClaimMs));
+  if (found) return found;
+  yield { sql: `UPDATE idempotency SET state = 'running', claimed_at = @at WHERE scope = @scope AND key = @key`, params: { scope, key, at } };
+  return { state: 'claimed' };
+}
+
+const completeStatement = (scope: string, key: string, response: StoredResponse): Statement => ({
+  sql: `UPDATE idempotency SET state = 'done', status = @status, content_type = @contentType, body = @body WHERE scope = @scope AND key = @key`,
+  params: { scope, key, status: response.status, contentType: response.contentType, body: response.body ? Buffer.from(response.body) : null },
+});
+
+const releaseStatement = (scope: string, key: string): Statement => ({
+  sql: `DELETE FROM idempotency WHERE scope = @scope AND key = @key AND state = 'running'`,
+  params: { scope, key },
+});
+
 export class SqliteIdempotencyStore implements IdempotencyStore {
   constructor(
     private readonly db: SqliteDatabase,
@@ -59,30 +111,24 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
   ) {}
 
   async claim(scope: string, key: string, fingerprint: string): Promise<IdempotentClaim> {
-    const now = Date.now();
     return this.db.transaction((): IdempotentClaim => {
-      this.db.prepare('DELETE FROM idempotency WHERE created_at < ?').run(iso(now - this.settings.keepMs));
-      const row = this.db.prepare('SELECT fingerprint, state, status, content_type, body, claimed_at FROM idempotency WHERE scope = ? AND key = ?').get(scope, key) as Row | undefined;
-      const found = row && outcome(row, fingerprint, iso(now - this.settings.staleClaimMs));
-      if (found) return found;
-      this.db
-        .prepare(
-          `INSERT INTO idempotency (scope, key, fingerprint, state, created_at, claimed_at) VALUES (?, ?, ?, 'running', ?, ?)
-           ON CONFLICT (scope, key) DO UPDATE SET state = 'running', claimed_at = excluded.claimed_at`,
-        )
-        .run(scope, key, fingerprint, iso(now), iso(now));
-      return { state: 'claimed' };
+      const statements = claimStatements(scope, key, fingerprint, this.settings, '');
+      for (let step = statements.next(); ; step = statements.next(this.run(step.value))) if (step.done) return step.value;
     }).immediate();
   }
 
   async complete(scope: string, key: string, response: StoredResponse): Promise<void> {
-    this.db
-      .prepare(`UPDATE idempotency SET state = 'done', status = ?, content_type = ?, body = ? WHERE scope = ? AND key = ?`)
-      .run(response.status, response.contentType, response.body ? Buffer.from(response.body) : null, scope, key);
+    this.run(completeStatement(scope, key, response));
   }
 
   async release(scope: string, key: string): Promise<void> {
-    this.db.prepare(`DELETE FROM idempotency WHERE scope = ? AND key = ? AND state = 'running'`).run(scope, key);
+    this.run(releaseStatement(scope, key));
+  }
+
+  private run({ sql, params }: Statement): Outcome {
+    const statement = this.db.prepare(sql);
+    if (statement.reader) return { rows: statement.all(params) as Row[], changes: 0 };
+    return { rows: [], changes: statement.run(params).changes };
   }
 }
 
@@ -92,39 +138,28 @@ export class PgIdempotencyStore implements IdempotencyStore {
     private readonly settings = idempotencyDefaults,
   ) {}
 
+  private readonly query: Query = (text, values) => this.db.query<Row>(text, values);
+
   async claim(scope: string, key: string, fingerprint: string): Promise<IdempotentClaim> {
-    const now = Date.now();
     return this.db.transaction(async (client) => {
-      await client.query('DELETE FROM idempotency WHERE created_at < $1', [iso(now - this.settings.keepMs)]);
-      const inserted = await client.query(
-        `INSERT INTO idempotency (scope, key, fingerprint, state, created_at, claimed_at) VALUES ($1, $2, $3, 'running', $4, $4)
-         ON CONFLICT (scope, key) DO NOTHING`,
-        [scope, key, fingerprint, iso(now)],
-      );
-      if (inserted.rowCount === 1) return { state: 'claimed' } as const;
-      // The row exists: lock it, so two instances cannot both take over a stale claim.
-      const { rows } = await client.query<Row>(
-        'SELECT fingerprint, state, status, content_type, body, claimed_at FROM idempotency WHERE scope = $1 AND key = $2 FOR UPDATE',
-        [scope, key],
-      );
-      const found = rows[0] && outcome(rows[0], fingerprint, iso(now - this.settings.staleClaimMs));
-      if (found) return found;
-      await client.query(`UPDATE idempotency SET state = 'running', claimed_at = $3 WHERE scope = $1 AND key = $2`, [scope, key, iso(now)]);
-      return { state: 'claimed' } as const;
+      const statements = claimStatements(scope, key, fingerprint, this.settings, ' FOR UPDATE');
+      for (let step = statements.next(); ; step = statements.next(await run((text, values) => client.query<Row>(text, values), step.value))) if (step.done) return step.value;
     });
   }
 
   async complete(scope: string, key: string, response: StoredResponse): Promise<void> {
-    await this.db.query(`UPDATE idempotency SET state = 'done', status = $3, content_type = $4, body = $5 WHERE scope = $1 AND key = $2`, [
-      scope,
-      key,
-      response.status,
-      response.contentType,
-      response.body ? Buffer.from(response.body) : null,
-    ]);
+    await run(this.query, completeStatement(scope, key, response));
   }
 
   async release(scope: string, key: string): Promise<void> {
-    await this.db.query(`DELETE FROM idempotency WHERE scope = $1 AND key = $2 AND state = 'running'`, [scope, key]);
+    await run(this.query, releaseStatement(scope, key));
   }
+}
+
+type Query = (text: string, values: unknown[]) => Promise<{ rows: Row[]; rowCount: number | null }>;
+
+async function run(query: Query, statement: Statement): Promise<Outcome> {
+  const { text, values } = positional(statement.sql, statement.params);
+  const result = await query(text, values);
+  return { rows: result.rows, changes: result.rowCount ?? 0 };
 }

@@ -7,7 +7,7 @@ import type { ServiceContext } from '../context.js';
 import { isMsgpack, msgpackTypes, requireContentType } from '../http/content-type.js';
 import type { Reservation } from '../accounts.js';
 import { principalOf, reserveFor } from '../http/gate.js';
-import { startServerSpan, type ServerSpan } from '../http/tracing.js';
+import { inServerSpan, type ServerSpan } from '../http/tracing.js';
 import { chunkAlignment } from './alignment.js';
 import { DeliveredText } from './delivered-text.js';
 import { encodeBytes, encodeChunks, type ChunkSource, type EncodedChunk } from './encoded-stream.js';
@@ -112,30 +112,20 @@ export function registerTtsRoutes(app: FastifyInstance, service: ServiceContext,
   const routeOptions = { config: { inference: true }, bodyLimit: service.limits.ttsBodyBytes };
 
   app.post('/v1/tts', routeOptions, async (request, reply) => {
-    const span = startServerSpan('tts', request.traceContext, { 'http.route': '/v1/tts' });
-    request.traceId = span.traceId;
-    try {
+    return inServerSpan(request, 'tts', '/v1/tts', async (span) => {
       const started = await startSynthesis(await planNativeTts(request, service), request, reply, service, span, admission);
       settleOnClose(request, reply, service, started, span);
       reply.header('content-type', started.plan.contentType);
       return reply.send(Readable.from(encodeBytes(started.source, started.encoder), { objectMode: false }));
-    } catch (error) {
-      span.end(error);
-      throw error;
-    }
+    });
   });
 
   app.post('/v1/tts/stream/with-timestamp', routeOptions, async (request, reply) => {
-    const span = startServerSpan('tts.stream', request.traceContext, { 'http.route': '/v1/tts/stream/with-timestamp' });
-    request.traceId = span.traceId;
-    try {
+    return inServerSpan(request, 'tts.stream', '/v1/tts/stream/with-timestamp', async (span) => {
       const started = await startSynthesis(await planNativeTts(request, service), request, reply, service, span, admission);
       settleOnClose(request, reply, service, started, span);
       reply.header('content-type', 'text/event-stream; charset=utf-8').header('cache-control', 'no-cache');
       return reply.send(Readable.from(timestampEvents(encodeChunks(started.source, started.encoder)), { objectMode: false }));
-    } catch (error) {
-      span.end(error);
-      throw error;
-    }
+    });
   });
 }

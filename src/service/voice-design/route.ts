@@ -9,8 +9,9 @@ import type { ServiceContext } from '../context.js';
 import { bodyObject, requireContentType } from '../http/content-type.js';
 import { parseOrThrow } from '../http/errors.js';
 import { reserveFor } from '../http/gate.js';
-import { startServerSpan } from '../http/tracing.js';
+import { inServerSpan } from '../http/tracing.js';
 import { designCandidate, readInstruction } from './instruction.js';
+import type { VoiceDesignCandidate } from '../../speech/index.js';
 import { spanAttributes } from '../../tracing/index.js';
 
 export const defaults = {
@@ -40,23 +41,10 @@ const voiceDesignSchema = z.strictObject({
 
 export const voiceDesignModel = 'voice-design-1';
 
-export interface VoiceDesignCandidate {
-  id: string;
-  index: number;
-  audio_base64: string;
-  sample_rate: number;
-  duration_ms: number;
-  text: string;
-  instruct: string;
-  language: string;
-}
-
 /** POST /v1/voice-design: stateless; `n` candidate voices speaking the preview text, billed once. */
 export function registerVoiceDesignRoute(app: FastifyInstance, service: ServiceContext): void {
   app.post('/v1/voice-design', { config: { inference: true }, bodyLimit: service.limits.voiceDesignBodyBytes }, async (request, reply) => {
-    const design = startServerSpan('voice-design', request.traceContext, { 'http.route': '/v1/voice-design' });
-    request.traceId = design.traceId;
-    try {
+    return inServerSpan(request, 'voice-design', '/v1/voice-design', async (design) => {
       requireContentType(request, ['application/json']);
       const model = request.headers.model;
       if (model !== voiceDesignModel) {
@@ -99,9 +87,6 @@ export function registerVoiceDesignRoute(app: FastifyInstance, service: ServiceC
       design.span.setAttributes({ [spanAttributes.voiceDesignCandidates]: candidates.length, [spanAttributes.voiceDesignSeed]: seed });
       design.end();
       return reply.send({ candidates });
-    } catch (error) {
-      design.end(error);
-      throw error;
-    }
+    });
   });
 }

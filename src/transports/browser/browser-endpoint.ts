@@ -1,8 +1,6 @@
-import type { IncomingMessage } from 'node:http';
-import type { Duplex } from 'node:stream';
 import type { RawData, WebSocket } from 'ws';
 import { AgentBusyError, CallRejectedError, callTraceparent, isCallMode, type CallRequest, type StartCall } from '../call-request.js';
-import { WebSocketCalls } from '../websocket-calls.js';
+import { WebSocketCallEndpoint, WebSocketCalls } from '../websocket-calls.js';
 import { BrowserTransport } from './browser-transport.js';
 import { browserProtocol, parseClientMessage, type CallMode, type ServerMessage } from './protocol.js';
 import type { PacedPlayoutOptions } from './paced-playout.js';
@@ -21,34 +19,16 @@ export interface BrowserEndpointOptions {
 export const browserEndpointDefaults = { path: '/ws', helloTimeoutMs: 10_000, playout: {} };
 
 /** Accepts browser calls on one WebSocket path of an HTTP server and keeps track of the live ones. */
-export class BrowserEndpoint {
+export class BrowserEndpoint extends WebSocketCallEndpoint<BrowserTransport> {
   readonly path: string;
   private readonly options: BrowserEndpointOptions;
-  private readonly calls: WebSocketCalls<BrowserTransport>;
+  protected readonly calls: WebSocketCalls<BrowserTransport>;
 
   constructor(options: Partial<BrowserEndpointOptions> & Pick<BrowserEndpointOptions, 'startCall'>) {
+    super();
     this.options = { ...browserEndpointDefaults, ...options };
     this.path = this.options.path;
     this.calls = new WebSocketCalls({ path: this.path, maxPayloadBytes: browserProtocol.maxFrameBytes, accept: (ws, query) => this.accept(ws, query) });
-  }
-
-  /** Takes an HTTP upgrade if it is for this endpoint's path; returns false otherwise. */
-  handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): boolean {
-    return this.calls.handleUpgrade(request, socket, head);
-  }
-
-  /** Number of calls whose agent is running. */
-  activeCalls(): number {
-    return this.calls.activeCalls();
-  }
-
-  /** Number of open sockets, with or without a call. */
-  openSockets(): number {
-    return this.calls.openSockets();
-  }
-
-  close(): void {
-    this.calls.close();
   }
 
   private accept(ws: WebSocket, query: URLSearchParams): void {

@@ -1,9 +1,8 @@
-import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { RawData, WebSocket } from 'ws';
 import { AgentBusyError, callTraceparent, isCallMode, type StartCall } from '../call-request.js';
 import { sendBusyLine } from './busy-line.js';
-import { WebSocketCalls } from '../websocket-calls.js';
+import { WebSocketCallEndpoint, WebSocketCalls } from '../websocket-calls.js';
 import { twilioCarrier, type Carrier, type CarrierEvent } from './carriers/index.js';
 import { mediaStream } from './media-stream-messages.js';
 import { UnsupportedMediaFormatError } from './media-format.js';
@@ -42,33 +41,18 @@ export class StreamRefusedError extends Error {
  * Accepts phone calls as one carrier's media streams on one WebSocket path. What the application passed
  * along (custom parameters, headers, the URL's query) gives the call's `traceparent`, `agent`, `mode` and `token`.
  */
-export class TelephonyEndpoint {
+export class TelephonyEndpoint extends WebSocketCallEndpoint<TelephonyTransport> {
   readonly path: string;
   readonly carrier: Carrier;
   private readonly options: TelephonyEndpointOptions;
-  private readonly calls: WebSocketCalls<TelephonyTransport>;
+  protected readonly calls: WebSocketCalls<TelephonyTransport>;
 
   constructor(options: Partial<TelephonyEndpointOptions> & Pick<TelephonyEndpointOptions, 'startCall'>) {
+    super();
     this.options = { ...telephonyEndpointDefaults, ...options };
     this.path = this.options.path;
     this.carrier = this.options.carrier;
     this.calls = new WebSocketCalls({ path: this.path, maxPayloadBytes: mediaStream.maxMessageBytes, accept: (ws, query, network) => this.accept(ws, query, network) });
-  }
-
-  handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): boolean {
-    return this.calls.handleUpgrade(request, socket, head);
-  }
-
-  activeCalls(): number {
-    return this.calls.activeCalls();
-  }
-
-  openSockets(): number {
-    return this.calls.openSockets();
-  }
-
-  close(): void {
-    this.calls.close();
   }
 
   private accept(ws: WebSocket, query: URLSearchParams, network: Duplex): void {
