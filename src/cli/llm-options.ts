@@ -25,6 +25,11 @@ function collectMcp(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
+/** The `--mcp` entries as `{name: command line or URL}`. */
+export function mcpServers(entries: readonly string[] = []): Record<string, string> {
+  return Object.fromEntries(entries.map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]));
+}
+
 export const defaults = {
   model: 'gpt-4o-mini',
   greeting: 'Hello! How can I help you today?',
@@ -85,8 +90,7 @@ export async function llmDialogue(options: LlmCommandOptions, transfers?: Transf
   } catch (error) {
     throw new LlmOptionError(`--tools: ${(error as Error).message}`);
   }
-  for (const entry of options.mcp ?? []) {
-    const [name, spec] = [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)];
+  for (const [name, spec] of Object.entries(mcpServers(options.mcp))) {
     const server = await McpServer.connect(name, spec).catch((error: Error) => {
       throw new LlmOptionError(`--mcp ${name}: ${error.message}`);
     });
