@@ -3,12 +3,12 @@
  * a flow's `mcp:` and `--mcp` on the command line. The servers' tools run in the calls, and when the run ends
  * the servers are stopped, so the process exits.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callsTools, FakeOpenAiServer, says } from './fake-openai-server.js';
+import { alive, shoal } from './support/shoal-process.js';
 
 const server = resolve('test/support/mcp-bank-server.ts');
 const model = new FakeOpenAiServer();
@@ -53,45 +53,12 @@ scenarios:
   );
 }
 
-/** Runs `shoal test`; kills it if it has not exited `graceMs` after printing its summary (or 90 s in all). */
-function shoalTest(args: string[], graceMs: number): Promise<{ code: number | null; stdout: string; stderr: string; exitAfterSummaryMs: number | undefined }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, ['bin/shoal.js', 'test', ...args]);
-    let [stdout, stderr] = ['', ''];
-    let summaryAt: number | undefined;
-    const kill = (ms: number) => setTimeout(() => child.kill('SIGKILL'), ms);
-    let timer = kill(90_000);
-    child.stdout.on('data', (part: Buffer) => {
-      stdout += part.toString();
-      if (summaryAt === undefined && /passed in/.test(stdout)) {
-        summaryAt = performance.now();
-        clearTimeout(timer);
-        timer = kill(graceMs);
-      }
-    });
-    child.stderr.on('data', (part: Buffer) => (stderr += part.toString()));
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      done({ code, stdout, stderr, exitAfterSummaryMs: summaryAt === undefined ? undefined : performance.now() - summaryAt });
-    });
-  });
-}
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 describe('shoal test with MCP servers', () => {
   it("starts a flow's mcp: and runs --mcp tools, then stops the servers and exits", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'shoal-mcp-cli-'));
     writeSuite(dir);
     const mcp = `bank=env BANK_PID_FILE=${join(dir, 'cli.pid')} ${process.execPath} --import tsx ${server}`;
-    const run = await shoalTest([dir, '--llm-url', model.baseUrl, '--mcp', mcp], 10_000);
+    const run = await shoal(['test', dir, '--llm-url', model.baseUrl, '--mcp', mcp], /passed in/, 10_000);
     expect(run.stdout).toMatch(/2\/2 scenarios passed/);
     expect(run.code).toBe(0);
     expect(run.exitAfterSummaryMs).toBeLessThan(10_000);

@@ -3,7 +3,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Dialogue } from '../agent/index.js';
 import { readSecretFile } from './secrets.js';
 import type { TransferPolicy } from '../agent/transfer-target.js';
-import type { ChatTool } from '../../plugins/index.js';
+import type { ChatTool, McpServer } from '../../plugins/index.js';
 
 /** The `--llm-*` options shared by `shoal talk` and `shoal agent`. */
 export interface LlmCommandOptions {
@@ -68,8 +68,8 @@ export function addLlmOptions(command: Command): Command {
     .option('--greeting <text>', `first line of the --llm-url agent (default: "${defaults.greeting}"; "" for none)`);
 }
 
-/** The LLM dialogue the options ask for, or undefined without `--llm-url`. */
-export async function llmDialogue(options: LlmCommandOptions, transfers?: TransferPolicy): Promise<Dialogue | undefined> {
+/** The LLM dialogue the options ask for, or undefined without `--llm-url`; its `--mcp` servers are added to `servers` (close them at the end). */
+export async function llmDialogue(options: LlmCommandOptions, transfers?: TransferPolicy, servers: McpServer[] = []): Promise<Dialogue | undefined> {
   if (!options.llmUrl) {
     const stray = (['llmModel', 'llmKey', 'llmKeyFile', 'instructions', 'tools', 'greeting', 'mcp'] as const).find((key) => options[key] !== undefined);
     if (stray) throw new LlmOptionError(`--${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} needs --llm-url`);
@@ -94,6 +94,7 @@ export async function llmDialogue(options: LlmCommandOptions, transfers?: Transf
     const server = await McpServer.connect(name, spec).catch((error: Error) => {
       throw new LlmOptionError(`--mcp ${name}: ${error.message}`);
     });
+    servers.push(server);
     process.stderr.write(`shoal: MCP server ${name}: ${server.tools.map((tool) => wireName(tool.name)).join(', ') || 'no tools'}\n`);
     fileTools.push(...server.tools.map((tool) => ({ ...tool, name: wireName(tool.name) })));
   }
