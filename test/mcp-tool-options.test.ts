@@ -1,6 +1,6 @@
 /**
  * MCP tools in flows and scenario files, against the bank server of test/support/mcp-bank-server.ts: tools
- * declared speculative, and a scenario's `llm: {mcp}` with the run's resources.
+ * declared speculative, a scenario's `llm: {mcp}` with the run's resources, and the default LLM agent's tools.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -74,4 +74,25 @@ describe("a scenario file's llm: {mcp}", () => {
     }
     await expect(scenarioDialogue(scenario!, {}, undefined, resources)).rejects.toThrow(/the scenario run has ended/);
   }, 30_000);
+});
+
+describe('the default LLM agent of shoal test (--llm-url)', () => {
+  it('takes --tools and --greeting, as shoal agent does', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'shoal-default-llm-'));
+    writeFileSync(join(dir, 'tools.yaml'), 'lookup_order: { description: Looks up an order, parameters: { type: object, properties: { id: { type: string } } } }\n');
+    writeFileSync(join(dir, 'suite.yaml'), 'scenarios:\n  - name: greets\n    steps:\n      - expect: { says: "/orders/i" }\n');
+    const [scenario] = await loadScenarios(join(dir, 'suite.yaml'));
+    const model = await new FakeOpenAiServer().start();
+    const resources = new AgentResources();
+    try {
+      const agent = await scenarioDialogue(scenario!, {}, { llm: { url: model.baseUrl, key: 'k', tools: join(dir, 'tools.yaml'), greeting: 'Orders desk.' } }, resources);
+      expect(agent.greeting?.()).toBe('Orders desk.');
+      model.handlers.push(says('Which order?'));
+      await lastValueFrom(agent.respond({ history: [], userText: 'where is my order' }).pipe(toArray()));
+      expect((model.seen[0]!.body.tools as Array<{ function: { name: string } }>).map((t) => t.function.name)).toContain('lookup_order');
+    } finally {
+      await resources.close();
+      await model.close();
+    }
+  });
 });
