@@ -24,3 +24,19 @@ describe('a flow that does not load, on the command line', () => {
     );
   }, 30_000);
 });
+
+describe("a scenario's flow that does not load", () => {
+  it('is reported by the setup check of shoal test with the flow\'s own FILE:LINE: path: problem lines', async () => {
+    const { checkScenarioSetup, loadScenarios, ScenarioSetupError } = await import('../src/testing/index.js');
+    const dir = mkdtempSync(join(tmpdir(), 'shoal-flow-suite-'));
+    writeFileSync(join(dir, 'bad.yaml'), 'name: bad\nstart: a\nllm: { url: "http://127.0.0.1:9/v1" }\nstates:\n  a:\n    llm: { task: hi, goto: [b] }\n    after: { turns: 2, goto: c }\n');
+    writeFileSync(join(dir, 'suite.yaml'), 'script: bad.yaml\nscenarios:\n  - name: greets\n    steps:\n      - expect: { says: "/hi/" }\n');
+    const [scenario] = await loadScenarios(join(dir, 'suite.yaml'));
+    const error = await checkScenarioSetup(scenario!).then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(ScenarioSetupError);
+    expect((error as Error).message.split('\n')).toEqual([
+      `${join(dir, 'bad.yaml')}:6: states.a.llm.goto[0]: unknown state "b" (known states: a)`,
+      `${join(dir, 'bad.yaml')}:7: states.a.after.goto: unknown state "c" (known states: a)`,
+    ]);
+  });
+});
