@@ -74,7 +74,7 @@ states:
       expect.unreachable();
     } catch (error) {
       expect((error as Error).message).toBe(
-        'invalid dialogue script demo.yaml:\n  - states.welcome.on[0].goto (line 13): unknown state "nowhere" (known states: welcome)',
+        'demo.yaml:13: states.welcome.on[0].goto: unknown state "nowhere" (known states: welcome)',
       );
       expect((error as ScriptValidationError).status).toBe(400);
     }

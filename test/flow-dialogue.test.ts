@@ -172,6 +172,48 @@ describe('a flow with LLM states on a model double', () => {
   });
 });
 
+describe("an LLM state's scripted on: intents", () => {
+  const desk = `
+name: desk
+start: ask
+llm: { url: "http://127.0.0.1:1/v1", model: m }
+intents:
+  human: { examples: ["can I talk to a pharmacist", "I want to speak to a person"] }
+  hours: { examples: ["when are you open", "what are your opening hours"] }
+states:
+  ask:
+    say: How can I help?
+    llm: { task: Help the caller with their prescriptions. }
+    on:
+      - { intent: human, reply: "Putting you through.", goto: human }
+      - { intent: hours, reply: "We are open nine to five." }
+  human:
+    say: A pharmacist will be with you shortly.
+    then: { end: transfer }
+`;
+
+  it("a caller saying an intent's example takes its transition without asking the model", async () => {
+    const call = start([], desk);
+    expect(call.flow.expectations()).toEqual([expect.objectContaining({ kind: 'phrases', phrases: expect.arrayContaining(['can I talk to a pharmacist', 'when are you open']) })]);
+    const hours = await call.turn('when are you open');
+    expect(spoken(hours)).toBe('We are open nine to five.');
+    expect(call.flow.state).toBe('ask');
+    const human = await call.turn('can I talk to a pharmacist please');
+    expect(spoken(human)).toBe('Putting you through. A pharmacist will be with you shortly.');
+    expect(human.at(-1)).toEqual({ type: 'end-call', reason: 'transfer' });
+    expect(call.flow.state).toBe('human');
+    expect(fake.seen).toHaveLength(0);
+  });
+
+  it('other words go to the model, as before', async () => {
+    const call = start([], desk);
+    fake.handlers.push(says('Which prescription is it?'));
+    expect(spoken(await call.turn('I need my inhaler refilled'))).toBe('Which prescription is it?');
+    expect(fake.seen).toHaveLength(1);
+    expect(call.flow.state).toBe('ask');
+  });
+});
+
 describe('checking a flow at load', () => {
   const bad = (patch: (text: string) => string) => {
     try {

@@ -23,7 +23,7 @@ describe('tools of an MCP server over stdio', () => {
   afterAll(() => bank?.close());
 
   it('are listed at start-up as server.tool, offered under an OpenAI-safe name, not speculative', () => {
-    expect(bank.tools.map((t) => t.name)).toEqual(['bank.block_card', 'bank.slow', 'bank.cancelled', 'bank.refuse', 'bank.crash']);
+    expect(bank.tools.map((t) => t.name)).toEqual(['bank.block_card', 'bank.balance', 'bank.ran', 'bank.slow', 'bank.cancelled', 'bank.refuse', 'bank.crash']);
     expect(wireName('bank.block_card')).toBe('bank_block_card');
     expect(tool(bank, 'block_card').parameters).toMatchObject({ type: 'object', properties: { last4: { type: 'string' } }, required: ['last4'] });
     expect(bank.tools.every((t) => t.speculative === false)).toBe(true);
@@ -49,7 +49,7 @@ describe('tools of an MCP server over stdio', () => {
     const few = await McpServer.connect('bank', stdio, { allow: ['block_card'] });
     expect(few.tools.map((t) => t.name)).toEqual(['bank.block_card']);
     await few.close();
-    await expect(McpServer.connect('bank', stdio, { allow: ['open_account'] })).rejects.toThrow(/no tool "open_account" \(its tools: block_card, slow/);
+    await expect(McpServer.connect('bank', stdio, { allow: ['open_account'] })).rejects.toThrow(/no tool "open_account" \(its tools: block_card, balance, ran, slow/);
   }, 30_000);
 });
 
@@ -134,7 +134,7 @@ states:
     const dir = mkdtempSync(join(tmpdir(), 'shoal-flow-mcp-'));
     const file = join(dir, 'bad.yaml');
     writeFileSync(file, 'name: bad\nstart: a\nllm: { url: "http://127.0.0.1:9/v1" }\nstates:\n  a:\n    llm: { task: t, tools: [crm.lookup] }\n');
-    await expect(openDialogueFile(file)).rejects.toThrow(/states\.a\.llm\.tools\[0\] \(line 6\): unknown MCP server "crm"/);
+    await expect(openDialogueFile(file)).rejects.toThrow(`${file}:6: states.a.llm.tools[0]: unknown MCP server "crm" (servers: none in mcp:)`);
   });
 });
 

@@ -103,9 +103,13 @@ export class FlowDialogue implements Dialogue {
   expectations(): readonly Expectation[] | undefined {
     const { conversation, expect } = this.position;
     const llm = this.flow.states[conversation.state]?.llm;
-    if (!llm) return scriptExpectations(this.flow as unknown as DialogueScript, conversation);
-    if (expect) return expect;
-    return llm.expect === undefined ? undefined : Array.isArray(llm.expect) ? llm.expect : [llm.expect];
+    const scripted = scriptExpectations(this.flow as unknown as DialogueScript, conversation);
+    if (!llm) return scripted;
+    const model = expect ?? (llm.expect === undefined ? [] : Array.isArray(llm.expect) ? llm.expect : [llm.expect]);
+    // The state's `on:` intents are listened for too, so that their examples are heard as written.
+    const intents = this.flow.states[conversation.state]?.on?.length ? (scripted ?? []) : [];
+    const all = [...model, ...intents];
+    return all.length > 0 ? all : undefined;
   }
 
   respond(input: DialogueInput): Observable<DialogueOutput> {
@@ -167,12 +171,14 @@ class FlowTurn {
 
   async run(): Promise<void> {
     const { flow, machine } = this.parts;
-    const state = flow.states[this.position.conversation.state]!;
+    const { conversation } = this.position;
+    const state = flow.states[conversation.state]!;
     this.turnMessages.push(userMessage(this.input.userText, this.input.expected));
-    if (!state.llm) {
+    // A scripted state, or words that say one of an LLM state's `on:` intents (or a confirmation it asked for): no model.
+    if (!state.llm || conversation.unconfirmed !== undefined || machine.matchesIntent(conversation, this.input.userText)) {
       const lastAgent = [...this.history].reverse().find((m) => m.role === 'agent')?.text ?? '';
       const heard = this.input.expected === undefined ? {} : { expected: this.input.expected };
-      await this.take(machine.step(this.position.conversation, this.input.userText, lastAgent, heard));
+      await this.take(machine.step(conversation, this.input.userText, lastAgent, heard));
       return;
     }
     this.position = { ...this.position, turns: this.position.turns + 1 };

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { outcomeSchema, scriptSchema, stateSchema } from '../scripted/index.js';
 import { toolDeclarationSchema } from '../openai/index.js';
 import { expectationSchema } from '../../src/speech/index.js';
+import { mcpServerSpecSchema } from '../mcp/mcp-spec.js';
 
 const identifier = z.string().regex(/^[A-Za-z_][A-Za-z0-9_-]*$/, 'must be a name of letters, digits, "_" or "-"');
 /** A tool's name in a flow: `name`, or `server.tool` for a tool of an MCP server. */
@@ -50,13 +51,11 @@ export const flowSchema = scriptSchema.extend({
   tools: z.record(identifier, toolDeclarationSchema).default({}),
   /** Offered in every LLM state. */
   global_tools: z.array(toolName).default([]),
-  /** MCP servers whose tools states name as `server.tool`: a command line (stdio), a URL (Streamable HTTP), or {command, args, env}. */
-  mcp: z
-    .record(
-      identifier,
-      z.union([z.string().min(1), z.strictObject({ command: z.string().min(1), args: z.array(z.string()).optional(), env: z.record(z.string(), z.string()).optional() })]),
-    )
-    .default({}),
+  /**
+   * MCP servers whose tools states name as `server.tool`: a command line (stdio), a URL (Streamable HTTP),
+   * `{command, args, env, speculative}` or `{url, speculative}` (`speculative`: the server's tools that may run for a speculative reply).
+   */
+  mcp: z.record(identifier, mcpServerSpecSchema).default({}),
   /** Limit for one MCP tool call, ms. */
   mcp_timeout_ms: z.number().int().min(1).optional(),
 });

@@ -1,1 +1,2 @@
-export { McpServer, McpServerError, type McpServerSpec, type McpOptions } from './mcp-server.js';
+export { McpServer, McpServerError, type McpOptions } from './mcp-server.js';
+export { mcpServerSpecSchema, type McpServerSpec } from './mcp-spec.js';

@@ -2,15 +2,19 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { importOptional } from '../../src/optional/index.js';
 import type { ChatTool, ToolContext } from '../openai/index.js';
+import type { McpServerSpec } from './mcp-spec.js';
 
-/** How to reach an MCP server: a command line (stdio), a URL (Streamable HTTP), or a command with its arguments and environment. */
-export type McpServerSpec = string | { command: string; args?: readonly string[]; env?: Readonly<Record<string, string>> };
 
 export interface McpOptions {
   /** Limit for one tool call, ms (default 10 000); the model is told when it is reached. */
   timeoutMs?: number;
   /** Tools of the server to offer (its tool names); all of them when absent. */
   allow?: readonly string[];
+  /**
+   * Tools of the server that may run for a speculative reply (its tool names, added to the spec's `speculative`).
+   * The others wait until the caller's turn is final and never run for a reply that is thrown away.
+   */
+  speculative?: readonly string[];
 }
 
 /** The MCP server could not be started, listed, or stopped and did not come back. */
@@ -40,7 +44,8 @@ export class McpServer {
     await server.start();
     const listed = await server.client!.listTools();
     const allowed = listed.tools.filter((tool) => !options.allow || options.allow.includes(tool.name));
-    for (const wanted of options.allow ?? []) {
+    const speculative = [...(options.speculative ?? []), ...(typeof spec === 'string' ? [] : (spec.speculative ?? []))];
+    for (const wanted of [...(options.allow ?? []), ...speculative]) {
       if (!listed.tools.some((tool) => tool.name === wanted)) {
         await server.close();
         throw new McpServerError(`MCP server ${name} has no tool "${wanted}" (its tools: ${listed.tools.map((t) => t.name).join(', ')})`);
@@ -50,7 +55,7 @@ export class McpServer {
       name: `${name}.${tool.name}`,
       ...(tool.description !== undefined ? { description: tool.description } : {}),
       parameters: tool.inputSchema as Record<string, unknown>,
-      speculative: false,
+      speculative: speculative.includes(tool.name),
       run: (args: Record<string, unknown>, context: ToolContext) => server.call(tool.name, args, context),
     }));
     return server;
@@ -72,13 +77,15 @@ export class McpServer {
   }
 
   private async transport(): Promise<Transport> {
-    if (typeof this.spec === 'string' && /^https?:\/\//.test(this.spec)) {
+    const url = typeof this.spec === 'string' ? (/^https?:\/\//.test(this.spec) ? this.spec : undefined) : 'url' in this.spec ? this.spec.url : undefined;
+    if (url !== undefined) {
       const { StreamableHTTPClientTransport } = await importOptional<typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js')>('@modelcontextprotocol/sdk', '/client/streamableHttp.js');
-      return new StreamableHTTPClientTransport(new URL(this.spec));
+      return new StreamableHTTPClientTransport(new URL(url));
     }
     const { StdioClientTransport, getDefaultEnvironment } = await importOptional<typeof import('@modelcontextprotocol/sdk/client/stdio.js')>('@modelcontextprotocol/sdk', '/client/stdio.js');
-    const [command, ...args] = typeof this.spec === 'string' ? this.spec.split(/\s+/).filter(Boolean) : [this.spec.command, ...(this.spec.args ?? [])];
-    const env = typeof this.spec === 'string' ? undefined : this.spec.env;
+    const spec = this.spec as Exclude<McpServerSpec, { url: string }>;
+    const [command, ...args] = typeof spec === 'string' ? spec.split(/\s+/).filter(Boolean) : [spec.command, ...(spec.args ?? [])];
+    const env = typeof spec === 'string' ? undefined : spec.env;
     return new StdioClientTransport({ command: command!, args, stderr: 'pipe', ...(env ? { env: { ...getDefaultEnvironment(), ...env } } : {}) });
   }
 
@@ -110,5 +117,5 @@ export class McpServer {
 }
 
 function describe(spec: McpServerSpec): string {
-  return typeof spec === 'string' ? spec : [spec.command, ...(spec.args ?? [])].join(' ');
+  return typeof spec === 'string' ? spec : 'url' in spec ? spec.url : [spec.command, ...(spec.args ?? [])].join(' ');
 }

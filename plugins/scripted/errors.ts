@@ -19,14 +19,17 @@ export function formatPath(path: ScriptPath): string {
   return out || '(top level)';
 }
 
-/** The script parsed but does not describe a valid dialogue; `issues` names each bad field. */
+/**
+ * The script parsed but does not describe a valid dialogue; `issues` names each bad field, in line order (those
+ * without a line first). The message has one line per issue, `FILE:LINE: path: problem`, as compilers write them.
+ */
 export class ScriptValidationError extends Error {
   readonly status = 400;
-  constructor(readonly source: string, readonly issues: readonly ScriptIssue[]) {
-    super(
-      `invalid dialogue script ${source}:\n` +
-        issues.map((i) => `  - ${i.path}${i.line ? ` (line ${i.line})` : ''}: ${i.message}`).join('\n'),
-    );
+  readonly issues: readonly ScriptIssue[];
+  constructor(readonly source: string, issues: readonly ScriptIssue[]) {
+    const ordered = [...issues].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+    super(ordered.map((i) => `${source}${i.line ? `:${i.line}` : ''}: ${i.path}: ${i.message}`).join('\n'));
+    this.issues = ordered;
     this.name = 'ScriptValidationError';
   }
 }

@@ -160,18 +160,7 @@ export class ScriptStateMachine {
     if (current.awaiting !== undefined) draft.awaiting = current.awaiting;
     const state = this.stateNamed(current.state);
     const tokens = tokenize(userText);
-    const transitions = [...(state.on ?? []), ...(this.script.global ?? [])];
-    const scores = new Map(this.matcher.rank(userText, transitions.map((t) => t.intent)).map((s) => [s.intent, s.score]));
-
-    let chosen: (typeof transitions)[number] | undefined;
-    let best = 0;
-    for (const transition of transitions) {
-      const score = scores.get(transition.intent) ?? 0;
-      if (score >= this.threshold && score > best) {
-        chosen = transition;
-        best = score;
-      }
-    }
+    const { chosen, best } = this.transitionFor(current.state, userText);
     const collected = (state.collect ?? []).map((item) => item.slot);
     if (chosen) {
       this.fill(tokens, [...collected, ...this.script.intents[chosen.intent]!.slots], draft);
@@ -195,6 +184,28 @@ export class ScriptStateMachine {
     const asked = state.collect?.find((item) => item.slot === current.awaiting);
     if (!state.fallback && asked?.prompt) draft.parts.push(this.render(asked.prompt, draft.slots, 0));
     return { outcome: this.finish(draft, turn, misses), values: '' };
+  }
+
+  /** True when the caller's words match one of the state's `on:` intents (or a `global` one) well enough to take it. */
+  matchesIntent(current: ConversationState, userText: string): boolean {
+    return this.transitionFor(current.state, userText).chosen !== undefined;
+  }
+
+  /** The state's best-scoring `on:` or `global` transition at or above the threshold, if any. */
+  private transitionFor(stateName: string, userText: string) {
+    const state = this.stateNamed(stateName);
+    const transitions = [...(state.on ?? []), ...(this.script.global ?? [])];
+    const scores = new Map(this.matcher.rank(userText, transitions.map((t) => t.intent)).map((s) => [s.intent, s.score]));
+    let chosen: (typeof transitions)[number] | undefined;
+    let best = 0;
+    for (const transition of transitions) {
+      const score = scores.get(transition.intent) ?? 0;
+      if (score >= this.threshold && score > best) {
+        chosen = transition;
+        best = score;
+      }
+    }
+    return { chosen, best };
   }
 
   /** The values of the slots this turn gave, as they are said ("4192", "go"), in the order given. */

@@ -3,7 +3,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Dialogue } from '../agent/index.js';
 import { readSecretFile } from './secrets.js';
 import type { TransferPolicy } from '../agent/transfer-target.js';
-import type { ChatTool } from '../../plugins/index.js';
+import type { ChatTool, McpServer } from '../../plugins/index.js';
 
 /** The `--llm-*` options shared by `shoal talk` and `shoal agent`. */
 export interface LlmCommandOptions {
@@ -23,6 +23,11 @@ export interface LlmCommandOptions {
 function collectMcp(value: string, previous: string[] = []): string[] {
   if (!/^[A-Za-z_][A-Za-z0-9_-]*=\S/.test(value)) throw new InvalidArgumentError('expected NAME=COMMAND (stdio) or NAME=URL (Streamable HTTP), e.g. bank="node bank-server.js"');
   return [...previous, value];
+}
+
+/** The `--mcp` entries as `{name: command line or URL}`. */
+export function mcpServers(entries: readonly string[] = []): Record<string, string> {
+  return Object.fromEntries(entries.map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]));
 }
 
 export const defaults = {
@@ -63,8 +68,8 @@ export function addLlmOptions(command: Command): Command {
     .option('--greeting <text>', `first line of the --llm-url agent (default: "${defaults.greeting}"; "" for none)`);
 }
 
-/** The LLM dialogue the options ask for, or undefined without `--llm-url`. */
-export async function llmDialogue(options: LlmCommandOptions, transfers?: TransferPolicy): Promise<Dialogue | undefined> {
+/** The LLM dialogue the options ask for, or undefined without `--llm-url`; its `--mcp` servers are added to `servers` (close them at the end). */
+export async function llmDialogue(options: LlmCommandOptions, transfers?: TransferPolicy, servers: McpServer[] = []): Promise<Dialogue | undefined> {
   if (!options.llmUrl) {
     const stray = (['llmModel', 'llmKey', 'llmKeyFile', 'instructions', 'tools', 'greeting', 'mcp'] as const).find((key) => options[key] !== undefined);
     if (stray) throw new LlmOptionError(`--${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} needs --llm-url`);
@@ -85,11 +90,11 @@ export async function llmDialogue(options: LlmCommandOptions, transfers?: Transf
   } catch (error) {
     throw new LlmOptionError(`--tools: ${(error as Error).message}`);
   }
-  for (const entry of options.mcp ?? []) {
-    const [name, spec] = [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)];
+  for (const [name, spec] of Object.entries(mcpServers(options.mcp))) {
     const server = await McpServer.connect(name, spec).catch((error: Error) => {
       throw new LlmOptionError(`--mcp ${name}: ${error.message}`);
     });
+    servers.push(server);
     process.stderr.write(`shoal: MCP server ${name}: ${server.tools.map((tool) => wireName(tool.name)).join(', ') || 'no tools'}\n`);
     fileTools.push(...server.tools.map((tool) => ({ ...tool, name: wireName(tool.name) })));
   }

@@ -49,7 +49,8 @@ const telemetry = await startTelemetry((message) => process.stderr.write(`shoal:
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
-  process.stderr.write(`shoal: ${error instanceof Error ? error.message : String(error)}\n`);
+  const message = error instanceof Error ? error.message : String(error);
+  for (const line of message.split('\n')) process.stderr.write(`shoal: ${line}\n`);
   // A dialogue file that does not load is a usage error, as for `shoal test`'s unusable files.
   process.exitCode = error instanceof Error && ['ScriptValidationError', 'ScriptSyntaxError'].includes(error.name) ? 2 : 1;
 } finally {

@@ -6,6 +6,7 @@ import { speechChoice } from './speech-providers.js';
 import { createLogger } from '../logging/index.js';
 import { llmDialogue } from './llm-options.js';
 import type { TalkCommandOptions } from './options.js';
+import type { McpServer } from '../../plugins/index.js';
 import { decodeCall, runFileCall } from '../transports/file/file-call.js';
 import { openCallRecords } from './call-records.js';
 
@@ -14,15 +15,18 @@ export class TalkInputError extends Error {
   override readonly name = 'TalkInputError';
 }
 
-async function loadDialogue(options: TalkCommandOptions): Promise<Dialogue> {
-  const llm = await llmDialogue(options);
-  if (llm) return llm;
+/** The call's dialogue, and what stops its MCP servers (`--mcp`, a flow's `mcp:`) once the call is over. */
+async function loadDialogue(options: TalkCommandOptions): Promise<{ dialogue: Dialogue; close(): Promise<void> }> {
+  const servers: McpServer[] = [];
+  const llm = await llmDialogue(options, undefined, servers);
+  if (llm) return { dialogue: llm, close: async () => void (await Promise.all(servers.map((server) => server.close()))) };
   if (options.script) {
     const { openDialogueFile } = await import('../../plugins/index.js');
-    return (await openDialogueFile(options.script)).create();
+    const opened = await openDialogueFile(options.script);
+    return { dialogue: opened.create(), close: () => opened.close() };
   }
   const { createDialogue } = await import('../../agents/index.js');
-  return createDialogue(options.agent);
+  return { dialogue: createDialogue(options.agent), close: async () => undefined };
 }
 
 function formatTurn(report: TurnReport): string {
@@ -47,7 +51,15 @@ export async function runTalk(options: TalkCommandOptions): Promise<void> {
     throw new TalkInputError(`cannot read --in ${options.in}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
   }
   const caller = await decodeCall(bytes);
-  const dialogue = await loadDialogue(options);
+  const { dialogue, close } = await loadDialogue(options);
+  try {
+    await talk(options, caller, dialogue);
+  } finally {
+    await close();
+  }
+}
+
+async function talk(options: TalkCommandOptions, caller: Awaited<ReturnType<typeof decodeCall>>, dialogue: Dialogue): Promise<void> {
   // Heard as `shoal agent` hears a caller of that line: by the streaming recognizer, told the line's rate
   // (8 kHz calls too).
   const speech = speechChoice(options);

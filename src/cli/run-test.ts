@@ -1,6 +1,7 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import {
+  AgentResources,
   checkScenarioSetup,
   failureReport,
   figuresLine,
@@ -16,10 +17,12 @@ import {
   stereoWav,
   suiteReport,
   type Scenario,
+  type DefaultAgent,
   type ScenarioResult,
 } from '../testing/index.js';
 import type { LlmSettings } from '../testing/schema.js';
 import type { TestCommandOptions } from './options.js';
+import { mcpServers } from './llm-options.js';
 import { ProviderSetupError, speechChoice, type SpeechChoice } from './speech-providers.js';
 import { openCallRecords } from './call-records.js';
 
@@ -27,7 +30,6 @@ export const exitCodes = { passed: 0, failed: 1, unusable: 2 } as const;
 
 /** `shoal test`: loads the scenarios, runs them, prints a line each and a summary; resolves to the exit status. */
 export async function runTests(paths: string[], options: TestCommandOptions): Promise<number> {
-  const say = (line: string) => process.stdout.write(`${line}\n`);
   const note = (line: string) => process.stderr.write(`${line}\n`);
   let scenarios: Scenario[];
   try {
@@ -47,7 +49,7 @@ export async function runTests(paths: string[], options: TestCommandOptions): Pr
     note(`shoal test: no scenario${options.grep ? ` matches --grep ${options.grep}` : ` in ${paths.join(' ')}`}`);
     return exitCodes.unusable;
   }
-  const stray = (['llmModel', 'llmKey', 'llmKeyFile', 'instructions'] as const).find((key) => options[key] !== undefined && !options.llmUrl);
+  const stray = (['llmModel', 'llmKey', 'llmKeyFile', 'instructions', 'tools', 'greeting', 'mcp'] as const).find((key) => options[key] !== undefined && !options.llmUrl);
   if (stray) {
     note(`shoal test: --${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} needs --llm-url`);
     return exitCodes.unusable;
@@ -57,11 +59,23 @@ export async function runTests(paths: string[], options: TestCommandOptions): Pr
     ...(options.script ? { script: options.script } : {}),
     ...(options.llmUrl ? { llm: llmOf(options, options.llmUrl) } : {}),
   };
+  // The flows' and --mcp's MCP servers start once, here, and stop when the run ends, so that the process exits.
+  const resources = new AgentResources((server, tools) => note(`shoal test: MCP server ${server}: ${tools.join(', ') || 'no tools'}`));
   try {
-    for (const scenario of scenarios) await checkScenarioSetup(scenario, defaultAgent);
+    return await runScenarios(scenarios, options, defaultAgent, resources);
+  } finally {
+    await resources.close();
+  }
+}
+
+async function runScenarios(scenarios: Scenario[], options: TestCommandOptions, defaultAgent: DefaultAgent, resources: AgentResources): Promise<number> {
+  const say = (line: string) => process.stdout.write(`${line}\n`);
+  const note = (line: string) => process.stderr.write(`${line}\n`);
+  try {
+    for (const scenario of scenarios) await checkScenarioSetup(scenario, defaultAgent, resources);
   } catch (error) {
     if (error instanceof ScenarioSetupError) {
-      note(`shoal test: ${error.message}`);
+      for (const line of error.message.split('\n')) note(`shoal test: ${line}`);
       return exitCodes.unusable;
     }
     throw error;
@@ -87,6 +101,7 @@ export async function runTests(paths: string[], options: TestCommandOptions): Pr
     ...(options.serviceUrl ? { service: { url: options.serviceUrl, apiKey: options.apiKey ?? process.env['SHOAL_API_KEY'] ?? '' } } : {}),
     ...(options.judgeUrl ? { judge: { url: options.judgeUrl, ...(options.judgeModel ? { model: options.judgeModel } : {}), ...(options.judgeKey ? { key: options.judgeKey } : {}) } } : {}),
     defaultAgent,
+    resources,
   });
   const results: ScenarioResult[] = [];
   let stopped: unknown;
@@ -123,7 +138,15 @@ export async function runTests(paths: string[], options: TestCommandOptions): Pr
 
 function llmOf(options: TestCommandOptions, url: string): LlmSettings {
   const key = options.llmKey ?? options.llmKeyFile;
-  return { url, ...(options.llmModel ? { model: options.llmModel } : {}), ...(key ? { key } : {}), ...(options.instructions ? { instructions: resolve(options.instructions) } : {}) };
+  return {
+    url,
+    ...(options.llmModel ? { model: options.llmModel } : {}),
+    ...(key ? { key } : {}),
+    ...(options.instructions ? { instructions: resolve(options.instructions) } : {}),
+    ...(options.tools ? { tools: resolve(options.tools) } : {}),
+    ...(options.greeting !== undefined ? { greeting: options.greeting } : {}),
+    ...(options.mcp ? { mcp: mcpServers(options.mcp) } : {}),
+  };
 }
 
 function seedOf(scenario: Scenario, options: TestCommandOptions, run: number): number {

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import type { Dialogue, VoiceAgent } from '../agent/index.js';
 import type { Scenario } from './scenario.js';
 import type { LlmSettings } from './schema.js';
+import { AgentResources } from './agent-resources.js';
 
 /** Where a scenario's agent comes from when the library is handed one instead of a name. */
 export interface AgentChoice {
@@ -27,9 +28,10 @@ export class ScenarioSetupError extends Error {
 
 /**
  * The dialogue a scenario's call runs: the one handed over, else the scenario's `llm:`, `script:` or `agent:`,
- * else the default. Cheap (no engines), so a command can check every scenario before starting any.
+ * else the default. Cheap (no engines), so a command can check every scenario before starting any. Dialogue
+ * files and MCP servers are opened once in `resources`; close it when the run ends.
  */
-export async function scenarioDialogue(scenario: Scenario, choice: AgentChoice = {}, defaultAgent?: DefaultAgent): Promise<Dialogue> {
+export async function scenarioDialogue(scenario: Scenario, choice: AgentChoice = {}, defaultAgent?: DefaultAgent, resources = new AgentResources()): Promise<Dialogue> {
   if (choice.dialogue) return typeof choice.dialogue === 'function' ? choice.dialogue() : choice.dialogue;
   const fallback = scenario.agent === undefined && scenario.script === undefined && scenario.llm === undefined ? defaultAgent : undefined;
   const script = scenario.script !== undefined ? resolve(scenario.dir, scenario.script) : fallback?.script;
@@ -39,11 +41,12 @@ export async function scenarioDialogue(scenario: Scenario, choice: AgentChoice =
   try {
     if (llm) {
       const { ChatCompletionDialogue, declaredTools, loadToolFile } = await import('../../plugins/index.js');
-      const declared = scenario.llm?.tools;
-      const tools = typeof declared === 'string' ? loadToolFile(resolve(scenario.dir, declared)) : declared ? declaredTools(declared, scenario.file ?? scenario.name) : [];
+      const declared = llm.tools;
+      const tools = typeof declared === 'string' ? loadToolFile(resolve(llmDir, declared)) : declared ? declaredTools(declared, scenario.file ?? scenario.name) : [];
+      tools.push(...(llm.mcp ? await resources.mcpTools(llm.mcp) : []));
       const instructions = llm.instructions ? await readInstructions(resolve(llmDir, llm.instructions)) : undefined;
       const apiKey = llm.key ?? process.env.OPENAI_API_KEY;
-      const greeting = scenario.llm?.greeting;
+      const greeting = llm.greeting;
       return new ChatCompletionDialogue({
         baseUrl: llm.url.replace(/\/+$/, ''),
         model: llm.model ?? 'gpt-4o-mini',
@@ -56,14 +59,15 @@ export async function scenarioDialogue(scenario: Scenario, choice: AgentChoice =
       });
     }
     if (script) {
-      const { openDialogueFile } = await import('../../plugins/index.js');
-      return (await openDialogueFile(script)).create();
+      return (await resources.dialogueFile(script)).create();
     }
     if (name) {
       const { createDialogue } = await import('../../agents/index.js');
       return createDialogue(name);
     }
   } catch (error) {
+    // A dialogue file's problems already say where they are (FILE:LINE: path: problem).
+    if (error instanceof Error && error.name === 'ScriptValidationError') throw new ScenarioSetupError(error.message);
     throw new ScenarioSetupError(`${scenario.file ?? scenario.name}: ${error instanceof Error ? error.message : String(error)}`);
   }
   throw new ScenarioSetupError(`${scenario.file ?? scenario.name}: no agent: give agent:, script: or llm: in the file (or --agent / --script / --llm-url)`);
@@ -77,9 +81,17 @@ async function readInstructions(file: string): Promise<string> {
   }
 }
 
-/** Checks, before any engine starts, that a scenario's agent can be made and its `play:` files can be read. */
-export async function checkScenarioSetup(scenario: Scenario, defaultAgent?: DefaultAgent): Promise<void> {
-  await scenarioDialogue(scenario, {}, defaultAgent);
+/**
+ * Checks, before any engine starts, that a scenario's agent can be made (its MCP servers started) and its
+ * `play:` files can be read. Without `resources` what it opened is closed again.
+ */
+export async function checkScenarioSetup(scenario: Scenario, defaultAgent?: DefaultAgent, resources?: AgentResources): Promise<void> {
+  const opened = resources ?? new AgentResources();
+  try {
+    await scenarioDialogue(scenario, {}, defaultAgent, opened);
+  } finally {
+    if (!resources) await opened.close();
+  }
   for (const [index, step] of scenario.steps.entries()) {
     if (step.play === undefined) continue;
     const play = resolve(scenario.dir, step.play);

@@ -11,6 +11,7 @@ export { loadScenarios, parseScenarios, defineScenario, ScenarioFileError } from
 export { scenarioDefaults, type Scenario, type SimulatedCallerSettings } from './scenario.js';
 export { ScenarioRunner, runScenario, type ScenarioResult, type RunOptions, type RunnerOptions } from './runner.js';
 export { scenarioDialogue, checkScenarioSetup, ScenarioSetupError, type AgentChoice, type DefaultAgent } from './agent-choice.js';
+export { AgentResources } from './agent-resources.js';
 export { matches, isSubset, type Failure } from './checks.js';
 export { transcript, formatTranscript, failureReport, resultLine, resultRecord, reportRecord, junitXml, stereoWav, type TranscriptLine } from './report.js';
 export { suiteReport, figuresOf, figuresLine, type SuiteReport, type ScenarioFigures, type RunFigures } from './suite-report.js';

@@ -1,6 +1,7 @@
 import type { CallRecords, EmbeddedAgentStack, EmbeddedStackOptions } from '../agent/index.js';
 import { createEmbeddedAgentStack } from '../agent/index.js';
 import { scenarioDialogue, ScenarioSetupError, stepPlace, type AgentChoice, type DefaultAgent } from './agent-choice.js';
+import { AgentResources } from './agent-resources.js';
 import { CallDriver, type SimulatedCaller, type StepClips } from './call-driver.js';
 import type { CallLog } from './call-log.js';
 import { CallerVoice, type Clip } from './caller-audio.js';
@@ -54,6 +55,8 @@ export interface RunnerOptions {
   defaultAgent?: DefaultAgent;
   /** Keep a record of every call (`shoal test --record DIR`). */
   records?: CallRecords;
+  /** Dialogue files and MCP servers shared by the calls; the caller closes them. Default: the runner's own, closed by `close()`. */
+  resources?: AgentResources;
 }
 
 export interface RunOptions extends AgentChoice {
@@ -69,6 +72,7 @@ export interface RunOptions extends AgentChoice {
  */
 export class ScenarioRunner {
   private readonly voice: CallerVoice;
+  private readonly resources: AgentResources;
 
   private constructor(
     private readonly stack: EmbeddedAgentStack,
@@ -76,6 +80,7 @@ export class ScenarioRunner {
     private readonly options: RunnerOptions,
   ) {
     this.voice = new CallerVoice(stack.client);
+    this.resources = options.resources ?? new AgentResources();
   }
 
   static async open(options: RunnerOptions = {}): Promise<ScenarioRunner> {
@@ -112,7 +117,7 @@ export class ScenarioRunner {
 
   private async call(scenario: Scenario, options: RunOptions, seed: number, started: number): Promise<ScenarioResult> {
     const witness = options.agent ? undefined : new TraceWitness();
-    const agent = options.agent ?? this.stack.agentFor(await scenarioDialogue(scenario, options, this.options.defaultAgent), { mode: scenario.mode, tracer: witness, ...(this.options.records ? { records: this.options.records } : {}) });
+    const agent = options.agent ?? this.stack.agentFor(await scenarioDialogue(scenario, options, this.options.defaultAgent, this.resources), { mode: scenario.mode, tracer: witness, ...(this.options.records ? { records: this.options.records } : {}) });
     const clips = await this.clipsFor(scenario);
     const log = await new CallDriver(agent, scenario, clips, seed, this.simulatedCaller(scenario, seed)).run();
     if (witness) log.traces = Object.fromEntries(witness.traces);
@@ -178,6 +183,7 @@ export class ScenarioRunner {
   }
 
   async close(): Promise<void> {
+    if (!this.options.resources) await this.resources.close();
     if (this.owned) await this.stack.close();
   }
 

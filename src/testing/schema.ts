@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { mcpServerSpecSchema } from '../../plugins/mcp/mcp-spec.js';
 
 /** What is wrong with a `/regex/flags` pattern, or undefined (a substring, or a regex that compiles). */
 export function patternProblem(pattern: string): string | undefined {
@@ -112,6 +113,10 @@ export const llmSchema = z.strictObject({
     .union([z.string().min(1), z.record(z.string(), z.unknown())])
     .optional()
     .describe('tools the model may call: a YAML or JSON file (relative to the scenario file) or `name: {description, parameters, http: {url, method}}`'),
+  mcp: z
+    .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_-]*$/), mcpServerSpecSchema)
+    .optional()
+    .describe("MCP servers whose tools the model may call (as name_tool): a command line (stdio), a URL (Streamable HTTP), {command, args, env, speculative} or {url, speculative}"),
 });
 
 export const callerSchema = z
