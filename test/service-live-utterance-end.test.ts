@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WebSocket } from 'ws';
 import { SpeechClient, type LiveEvent } from '../src/client/index.js';
 import { apiKey, startService, type RunningService } from './service-harness.js';
 import { connectLive, type ServerEvent } from './service-live-client.js';
+import { delay, fakeAudioOf, liveFrame, readLiveFrame, startFakeServer } from './client-fakes.js';
 
 let server: RunningService;
 
@@ -68,5 +70,56 @@ describe('the utterance_end event of the live socket (shoal serve)', () => {
     expect(collapsed).toEqual(['audio:1', 'utterance-end:1', 'audio:2', 'utterance-end:2']);
     const audioBytes = (utterance: number) => events.reduce((sum, event) => sum + (event.type === 'audio' && event.utterance === utterance ? event.audio.length : 0), 0);
     expect(results.map((result) => result.audioBytes)).toEqual([audioBytes(1), audioBytes(2)]);
+  });
+});
+
+describe('LiveTtsSession with utteranceEndEvents, against a server that pauses mid-utterance', () => {
+  /** A double of shoal serve's socket: the flushed text's audio in two halves 300 ms apart (a slow synthesis), then utterance_end if asked. */
+  const pausing = (socket: WebSocket) => {
+    let buffer = '';
+    socket.on('message', (data) => {
+      const event = readLiveFrame(data);
+      if (event.event === 'text') buffer += event.text as string;
+      if (event.event !== 'flush') return;
+      const audio = fakeAudioOf(buffer);
+      buffer = '';
+      const half = Math.ceil(audio.length / 2);
+      socket.send(liveFrame({ event: 'audio', audio: audio.subarray(0, half), time: 0 }));
+      void delay(300).then(() => {
+        socket.send(liveFrame({ event: 'audio', audio: audio.subarray(half), time: 10 }));
+        if (event.utterance_end === true) socket.send(liveFrame({ event: 'utterance_end' }));
+      });
+    });
+  };
+
+  async function utterancesOf(live: { utteranceIdleMs: number; utteranceEndEvents?: boolean }) {
+    const fake = await startFakeServer({ live: pausing });
+    try {
+      const session = await new SpeechClient({ baseUrl: fake.url, apiKey: 'k', live }).live({ format: 'pcm' });
+      const events: LiveEvent[] = [];
+      const draining = (async () => {
+        for await (const event of session) events.push(event);
+      })();
+      session.send('One sentence.');
+      const result = await session.flush();
+      await delay(400);
+      session.close();
+      await draining;
+      return { result, audio: events.filter((event) => event.type === 'audio').map((event) => (event as { utterance: number }).utterance) };
+    } finally {
+      await fake.close();
+    }
+  }
+
+  it('keeps a pause longer than the idle gap inside the utterance: it ends on the event, with all its audio', async () => {
+    const { result, audio } = await utterancesOf({ utteranceIdleMs: 50, utteranceEndEvents: true });
+    expect(result).toMatchObject({ outcome: 'spoken', audioBytes: 'One sentence.'.length });
+    expect(audio).toEqual([1, 1]);
+  });
+
+  it('without it, the same pause ends the utterance early (what load did to the idle gap)', async () => {
+    const { result, audio } = await utterancesOf({ utteranceIdleMs: 50 });
+    expect(result.audioBytes).toBeLessThan('One sentence.'.length);
+    expect(audio).toEqual([1, 0]);
   });
 });
