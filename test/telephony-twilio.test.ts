@@ -220,7 +220,7 @@ describe('call control through the Twilio REST API (a fake one, by its documente
     expect(api.updates(callSid)).toEqual([]); // the goodbye is still playing
     expect(ws.readyState).toBe(WebSocket.OPEN);
     echo(ws, marks(received).at(-1)!);
-    await expect.poll(() => closedAt()).toBeGreaterThan(0);
+    await expect.poll(() => closedAt(), { timeout: 5000 }).toBeGreaterThan(0);
     const [update] = api.updates(callSid);
     expect(update!.params).toEqual({ Status: 'completed' });
     expect(update!.atMs).toBeLessThanOrEqual(closedAt());
