@@ -68,13 +68,14 @@ describe('resources across many calls', () => {
       await settleLoop();
       const before = handles();
       const rssBefore = process.memoryUsage().rss;
-      for (let i = 0; i < 8; i++) {
+      // Three calls: a socket or engine state kept per call would leave three handles more than before.
+      for (let i = 0; i < 3; i++) {
         const { summary } = await runFileCall(stack.agentFor(createDialogue('echo')), caller, { fast: true });
         expect(summary.turns.some((t) => t.userText.includes('table'))).toBe(true);
       }
       await settleLoop();
       expect(handles()).toBeLessThanOrEqual(before + 1);
-      expect((process.memoryUsage().rss - rssBefore) / 2 ** 20).toBeLessThan(80);
+      expect((process.memoryUsage().rss - rssBefore) / 2 ** 20).toBeLessThan(30);
     } finally {
       await stack.close();
     }

@@ -126,11 +126,12 @@ describe('HTTP retries and faults', () => {
   });
 
   it('fires the timeout when the server is slow to answer', async () => {
-    server = await startFakeServer({ http: async (_req, res) => { await delay(2_000); res.writeHead(200).end(); } });
-    const started = Date.now();
+    let answered = false;
+    server = await startFakeServer({ http: async (_req, res) => { await delay(2_000); answered = true; res.writeHead(200).end(); } });
     const error = await client(server.url, { timeoutMs: 200, maxRetries: 0 }).tts({ text: 'hi' }).collect().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TimeoutError);
-    expect(Date.now() - started).toBeLessThan(1_500);
+    // The client's timeout, not the server's late answer, ended the request.
+    expect(answered).toBe(false);
   });
 
   it('fires the timeout when a streamed body stalls between chunks', async () => {

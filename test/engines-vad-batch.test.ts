@@ -8,7 +8,7 @@ import { from, lastValueFrom, toArray } from 'rxjs';
 import { describe, expect, test } from 'vitest';
 import { createFrame } from '../src/audio/index.js';
 import { resample } from '../src/audio/resampler.js';
-import { SileroPool, SileroVad, sileroInference } from '../src/engines/index.js';
+import { SileroPool, SileroVad, sileroInference, type WindowTimer } from '../src/engines/index.js';
 import { segmentUtterances } from '../src/pipeline/index.js';
 import { decodeCall } from '../src/transports/file/file-call.js';
 import { readPcmWav } from './engines-fixtures.js';
@@ -109,30 +109,55 @@ describe('Silero VAD batched across calls', () => {
   });
 
   test('calls whose frames arrive spread over time share one hand-off to the worker per window', async () => {
-    const pool = new SileroPool(undefined, 1, undefined, 10);
+    // The window on a timer moved by hand: each hand-off is known exactly.
+    let nowMs = 0;
+    const due: Array<{ atMs: number; run: () => void }> = [];
+    const timer: WindowTimer = { now: () => nowMs, after: (ms, run) => void due.push({ atMs: nowMs + ms, run }) };
+    const windowMs = 10;
+    const pool = new SileroPool(undefined, 1, undefined, windowMs, timer);
     const pcm = readPcmWav('test/fixtures/human/dev_08.wav').samples;
     const calls = 10;
     const frames = 15;
     try {
-      // Each call's 32 ms frames in real time, the calls 3 ms apart, as a phone line's frames reach the agent.
+      // Each call's 32 ms frames, the calls 3 ms apart, as a phone line's frames reach the agent.
       const vads = Array.from({ length: calls }, () => new SileroVad(pool.channel(), everyFrame));
       await Promise.all(vads.map((vad) => vad.ready()));
-      const start = performance.now();
-      const until = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, start + ms - performance.now())));
-      await Promise.all(
-        vads.map(async (vad, c) => {
-          const scored: Array<Promise<number>> = [];
-          for (let k = 0; k < frames; k++) {
-            await until(3 * c + 32 * k);
-            scored.push(vad.probability(pcm.subarray(k * frame, (k + 1) * frame)));
-          }
-          await Promise.all(scored);
-        }),
-      );
+      const arrivals = vads.flatMap((vad, c) => Array.from({ length: frames }, (_, k) => ({ atMs: 3 * c + 32 * k, vad, k }))).sort((a, b) => a.atMs - b.atMs);
+      let waiting: Array<Promise<number>> = [];
+      /** Moves the timer to `ms`; a window that falls due sends what waits, and the test waits for its answer. */
+      const advanceTo = async (ms: number) => {
+        for (;;) {
+          const next = due.sort((a, b) => a.atMs - b.atMs)[0];
+          if (!next || next.atMs > ms) break;
+          due.shift();
+          nowMs = next.atMs;
+          next.run();
+          await Promise.all(waiting);
+          waiting = [];
+        }
+        nowMs = ms;
+      };
+      const scored: Array<Promise<number>> = [];
+      for (const { atMs, vad, k } of arrivals) {
+        await advanceTo(atMs);
+        const probability = vad.probability(pcm.subarray(k * frame, (k + 1) * frame));
+        scored.push(probability);
+        waiting.push(probability);
+        // The detector hands its step to the pool a few promise turns later: let it, at this time.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      await advanceTo(Infinity);
+      await Promise.all(scored);
+      // One hand-off per window: it opens at the oldest waiting frame and takes every frame that came before it closed.
+      let expected = 0;
+      for (let i = 0; i < arrivals.length; expected++) {
+        const closes = arrivals[i]!.atMs + windowMs;
+        while (i < arrivals.length && arrivals[i]!.atMs < closes) i++;
+      }
       expect(pool.counts.steps).toBe(calls * frames);
+      expect(pool.counts.messages).toBe(expected);
       // Without the window each frame would go alone to an idle worker (one message per frame).
       expect(pool.counts.messages).toBeLessThanOrEqual(pool.counts.steps / 3);
-      console.log(JSON.stringify(pool.counts));
     } finally {
       await pool.stop();
     }

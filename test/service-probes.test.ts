@@ -28,7 +28,8 @@ describe('shoal serve: health, readiness, metrics and drain', () => {
   it('drains: new requests get 503 with Retry-After, the request in progress finishes, then drain resolves', async () => {
     const text = 'This sentence takes the synthesiser a little while. '.repeat(6);
     const inProgress = postJson(`${server.url}/v1/tts`, { text, format: 'wav' });
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Drain once the server has the request (readyz counts it), not after a fixed sleep a loaded machine can overrun.
+    await expect.poll(async () => ((await (await fetch(`${server.url}/readyz`)).json()) as { requests: number }).requests, { interval: 5 }).toBe(1);
     let drained = false;
     const drain = server.service.drain(20_000).then(() => (drained = true));
     const ready = await fetch(`${server.url}/readyz`);

@@ -137,15 +137,18 @@ describe('billing', () => {
   });
 
   it('answers 401 for revoked and expired keys on HTTP and on the WebSocket upgrade', async () => {
-    h = await startHarness();
+    // Key expiry reads the gate's clock: moved by hand, not slept through.
+    let nowMs = Date.parse('2030-06-01T12:00:00.000Z');
+    h = await startHarness({ now: () => new Date(nowMs) });
     const accounts = h.services.stores.accounts;
     const { hashKeySecret } = await import('../src/service/store/index.js');
     const revoked = await accounts.createKey({ userId: 'alice', name: 'old laptop', secretHash: hashKeySecret('sk_revoked') });
-    await accounts.createKey({ userId: 'alice', name: 'short-lived', secretHash: hashKeySecret('sk_expiring'), expiresAt: new Date(Date.now() + 1500).toISOString() });
+    await accounts.createKey({ userId: 'alice', name: 'short-lived', secretHash: hashKeySecret('sk_expiring'), expiresAt: new Date(nowMs + 1500).toISOString() });
     const expiring = { id: 'alice', key: 'sk_expiring' };
+    nowMs += 1499;
     expect((await fetch(`${h.url}/wallet/self/package`, { headers: authHeaders(expiring) })).status).toBe(200);
     expect(await accounts.revokeKey(revoked.id)).toBe(true);
-    await new Promise((resolve) => setTimeout(resolve, 1600));
+    nowMs += 1;
     for (const user of [{ id: 'alice', key: 'sk_revoked' }, expiring]) {
       const response = await fetch(`${h.url}/model`, { headers: authHeaders(user) });
       expect(response.status).toBe(401);

@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseWav } from '../src/audio/index.js';
+import { encodeWav, parseWav } from '../src/audio/index.js';
 import { spanAttributePattern } from '../src/tracing/index.js';
 import { SqliteCallStore } from '../src/agent/index.js';
 import { startCollector } from './otlp-collector.js';
@@ -41,10 +41,14 @@ describe('shoal talk', () => {
   }, 300_000);
 
   it('prints a readable transcript per turn and, with OTEL_EXPORTER_OTLP_ENDPOINT set, delivers the call\'s spans (one trace) to an OTLP collector', async () => {
+    // The first caller turn is enough for every span (the greeting and the reply are spoken): the call's first 4.5 s.
+    const support = parseWav(readFileSync(fixture('support-16k.wav')));
+    const firstTurn = join(dir, 'support-first-turn.wav');
+    writeFileSync(firstTurn, encodeWav(support.samples.subarray(0, 4.5 * support.sampleRate), support.sampleRate));
     const collector = await startCollector();
     try {
       const records = join(dir, 'records');
-      const { stdout } = await run('node', ['bin/shoal.js', 'talk', '--in', fixture('support-16k.wav'), '--agent', 'support', '--fast', '--data-dir', records], {
+      const { stdout } = await run('node', ['bin/shoal.js', 'talk', '--in', firstTurn, '--agent', 'support', '--fast', '--data-dir', records], {
         timeout: 240_000,
         env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_SERVICE_NAME: 'talk-under-test' },
       });

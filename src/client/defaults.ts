@@ -30,8 +30,14 @@ export interface ClientOptions {
 }
 
 export interface LiveOptions {
-  /** Audio idle gap that completes an utterance (the protocol has no event for the end of a flush), ms. */
+  /** Audio idle gap that completes an utterance when the server sends no `utterance_end` (below), ms. */
   utteranceIdleMs?: number;
+  /**
+   * Ask the server to end each flushed utterance with an `utterance_end` event and complete utterances on it
+   * instead of on the idle gap: exact and independent of load. `shoal serve` sends it; the hosted service does
+   * not (leave this off there).
+   */
+  utteranceEndEvents?: boolean;
   /** Interval of WebSocket pings, ms. */
   pingIntervalMs?: number;
   /** Time without a pong (or any frame) after which the socket counts as dead and is replaced, ms. */
@@ -63,6 +69,7 @@ export const defaults = {
   retryMaxDelayMs: 60_000,
   live: {
     utteranceIdleMs: 500,
+    utteranceEndEvents: false,
     pingIntervalMs: 15_000,
     pingTimeoutMs: 60_000,
     maxReconnects: 3,

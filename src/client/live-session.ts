@@ -9,9 +9,9 @@ const FATAL_STATUSES = new Set([400, 401, 402, 403, 404, 422]);
 /**
  * One live TTS WebSocket carrying many utterances. Text is sent as it comes; `flush()` ends an utterance.
  * Only one flushed utterance is in flight at a time: the next one's text goes out once the previous one's
- * audio is complete, which the protocol does not signal, so completion is an audio idle gap of
- * `utteranceIdleMs` (or the server's `finish`). This keeps audio attributable to its utterance and lets a
- * reconnect resend exactly the utterances whose audio has not completed.
+ * audio is complete: at the server's `utterance_end` with `utteranceEndEvents` (shoal serve), else after an
+ * audio idle gap of `utteranceIdleMs` (or at the server's `finish`). This keeps audio attributable to its
+ * utterance and lets a reconnect resend exactly the utterances whose audio has not completed.
  */
 export class LiveTtsSession implements AsyncIterable<LiveEvent> {
   private readonly events = new EventQueue<LiveEvent>();
@@ -181,7 +181,7 @@ export class LiveTtsSession implements AsyncIterable<LiveEvent> {
       if (head.flushed && !head.endSent) {
         head.endSent = true;
         if (head.viaStop) this.stopSent = true;
-        this.socket!.send(encodeLiveEvent({ event: head.viaStop ? 'stop' : 'flush' }));
+        this.socket!.send(encodeLiveEvent(head.viaStop ? { event: 'stop' } : this.endEvents ? { event: 'flush', utterance_end: true } : { event: 'flush' }));
       }
     }
     const onlyHeadLeft = this.utterances.length === 0 || (this.utterances.length === 1 && head!.endSent);
@@ -194,6 +194,7 @@ export class LiveTtsSession implements AsyncIterable<LiveEvent> {
   /** Unknown events are ignored, as the protocol asks. */
   private handle(event: ServerLiveEvent): void {
     if (event.event === 'audio') this.onAudio(event);
+    else if (event.event === 'utterance_end') this.onUtteranceEnd();
     else if (event.event === 'finish' && event.reason !== 'error') this.onFinish();
     else if (event.event === 'finish' || event.event === 'error') {
       this.fail(new LiveSessionError(`live TTS: ${describeServerError(event.error ?? event.message ?? 'the server finished with an error')}`, undefined, event));
@@ -207,9 +208,19 @@ export class LiveTtsSession implements AsyncIterable<LiveEvent> {
     if (head) head.audioBytes += audio.byteLength;
     const extra = this.connection.timestamps ? timestampFields(event) : {};
     this.events.push({ type: 'audio', utterance: head?.id ?? 0, audio, ...(event.time !== undefined ? { timeMs: event.time } : {}), ...extra });
-    if (!head?.endSent) return;
+    if (!head?.endSent || this.endEvents) return;
     clearTimeout(this.idleTimer);
     this.idleTimer = setTimeout(() => this.completeHead(head), this.connection.options.utteranceIdleMs);
+  }
+
+  private get endEvents(): boolean {
+    return this.connection.options.utteranceEndEvents;
+  }
+
+  /** The server has sent all the audio of the oldest flushed utterance. */
+  private onUtteranceEnd(): void {
+    const head = this.utterances[0];
+    if (head?.endSent && !head.viaStop) this.completeHead(head);
   }
 
   private completeHead(expected: Utterance, pump = true): void {

@@ -7,7 +7,7 @@ import { ConnectionError, errorForStatus, MalformedResponseError, parseErrorBody
 export type ClientLiveEvent =
   | { event: 'start'; request: Record<string, unknown> }
   | { event: 'text'; text: string }
-  | { event: 'flush' }
+  | { event: 'flush'; utterance_end?: true }
   | { event: 'stop' };
 
 export interface ServerLiveEvent {

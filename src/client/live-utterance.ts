@@ -9,7 +9,7 @@ import type { Alignment, TtsRequest } from './types.js';
 export type LiveEvent =
   /** With `timestamps`, `words` are this chunk's words in absolute ms (`offset + start`), replacing the chunk's earlier snapshot. */
   | { type: 'audio'; utterance: number; audio: Uint8Array; timeMs?: number; content?: string; alignment?: Alignment | null; offset?: number; seq?: number; words?: TimedWord[] }
-  /** The utterance's audio is complete (audio idle gap, or `finish`). */
+  /** The utterance's audio is complete (the server's `utterance_end`, an audio idle gap, or `finish`). */
   | { type: 'utterance-end'; utterance: number; text: string; audioBytes: number }
   /** The socket dropped while this utterance was speaking; it is synthesized again from its start, so a player should discard its partial audio. */
   | { type: 'utterance-restart'; utterance: number; droppedBytes: number }

@@ -117,7 +117,10 @@ export class ScenarioRunner {
 
   private async call(scenario: Scenario, options: RunOptions, seed: number, started: number): Promise<ScenarioResult> {
     const witness = options.agent ? undefined : new TraceWitness();
-    const agent = options.agent ?? this.stack.agentFor(await scenarioDialogue(scenario, options, this.options.defaultAgent, this.resources), { mode: scenario.mode, tracer: witness, ...(this.options.records ? { records: this.options.records } : {}) });
+    // The VAD runs in this thread: a call on the virtual clock waits for every frame's score, and a hop to the VAD
+    // worker per frame cost more than the inference.
+    const vad = () => this.stack.vadInThread();
+    const agent = options.agent ?? this.stack.agentFor(await scenarioDialogue(scenario, options, this.options.defaultAgent, this.resources), { mode: scenario.mode, tracer: witness, vad, ...(this.options.records ? { records: this.options.records } : {}) });
     const clips = await this.clipsFor(scenario);
     const log = await new CallDriver(agent, scenario, clips, seed, this.simulatedCaller(scenario, seed)).run();
     if (witness) log.traces = Object.fromEntries(witness.traces);

@@ -1,5 +1,6 @@
 import type { SpeechClient } from '../../client/index.js';
 import type { EmbeddedService } from '../../service/index.js';
+import type { VoiceActivityDetector } from '../../engines/index.js';
 import type { SpeechToText, TextToSpeech } from '../contracts.js';
 import { interimEveryMsOf, modeSettings, type AgentMode, type ModeSettings } from '../modes.js';
 import { SegmentServiceSpeechToText } from '../stt/segment-service-stt.js';
@@ -33,7 +34,10 @@ export interface EmbeddedStackOptions {
   referenceId?: string;
   /** Use this running service instead of starting one (e.g. a hosted account). */
   service?: { url: string; apiKey: string };
-  /** Audio idle gap that ends a live utterance (the protocol has no end-of-flush event), ms. */
+  /**
+   * Audio idle gap that ends a live utterance on a `service` given here (the hosted protocol has no end-of-flush
+   * event), ms. The service started here ends each utterance with its `utterance_end` event instead.
+   */
   liveUtteranceIdleMs: number;
   /**
    * Start speech synthesis with the stack. Off: the TTS engine starts on the first synthesis (the first greeting
@@ -61,6 +65,11 @@ export interface EmbeddedAgentStack extends AgentStack {
   serviceUrl: string;
   /** Replies that fell back from the live socket to HTTP `/v1/tts`. */
   readonly ttsFallbacks: number;
+  /**
+   * A VAD that scores in this thread, not on a VAD worker: for calls on a virtual clock, which wait for each
+   * frame's score (one hop to a worker per frame costs more than the inference).
+   */
+  vadInThread(): VoiceActivityDetector;
 }
 
 /**
@@ -72,7 +81,7 @@ export interface EmbeddedAgentStack extends AgentStack {
 export async function createEmbeddedAgentStack(options: Partial<EmbeddedStackOptions> = {}): Promise<EmbeddedAgentStack> {
   const o: EmbeddedStackOptions = { ...embeddedDefaults, ...options, stt: options.stt ?? (options.service ? 'service' : 'engine') };
   // Loaded here rather than at the top so importing the agent does not load the service and its engines.
-  const [{ parseWav }, { SpeechClient }, { FliteEngine, PocketSphinxEngine, SileroVad }, { startEmbeddedService }] = await Promise.all([
+  const [{ parseWav }, { SpeechClient }, { FliteEngine, PocketSphinxEngine, SileroVad, sileroInference }, { startEmbeddedService }] = await Promise.all([
     import('../../audio/index.js'),
     import('../../client/index.js'),
     import('../../engines/index.js'),
@@ -80,7 +89,7 @@ export async function createEmbeddedAgentStack(options: Partial<EmbeddedStackOpt
   ]);
   let embedded: EmbeddedService | undefined;
   const service = o.service ?? (embedded = await startEmbeddedService({ logLevel: 'warn', warmUp: o.warmTts }));
-  const client = new SpeechClient({ baseUrl: service.url, apiKey: service.apiKey, live: { utteranceIdleMs: o.liveUtteranceIdleMs } });
+  const client = new SpeechClient({ baseUrl: service.url, apiKey: service.apiKey, live: { utteranceIdleMs: o.liveUtteranceIdleMs, utteranceEndEvents: embedded !== undefined } });
   const sttChoices: readonly SttChoice[] = Array.isArray(o.stt) ? o.stt : [o.stt as SttChoice];
   const ttsChoices: readonly TtsChoice[] = o.tts === undefined ? ['service'] : Array.isArray(o.tts) ? o.tts : [o.tts as TtsChoice];
   const asr = sttChoices.includes('engine') ? new PocketSphinxEngine({ extraArguments: streamingAsrArguments }) : undefined;
@@ -149,6 +158,7 @@ export async function createEmbeddedAgentStack(options: Partial<EmbeddedStackOpt
     get ttsFallbacks() {
       return fallbacks;
     },
+    vadInThread: () => new SileroVad(sileroInference()),
     agentFor: (dialogue, overrides = {}) => {
       const mode = overrides.mode ?? o.mode;
       return new VoiceAgent({ dialogue, ...enginesFor(mode), vad: () => new SileroVad(), mode, modeSettings: o.modeSettings, ...overrides });

@@ -20,7 +20,7 @@ interface Step {
   input: Float32Array;
   state: Float32Array;
   sampleRate: number;
-  /** performance.now() when it was handed over. */
+  /** The window timer's time when it was handed over. */
   sinceMs: number;
   resolve(step: SileroStep): void;
   reject(error: unknown): void;
@@ -34,6 +34,18 @@ interface Lane {
   busy: boolean;
   due: boolean;
 }
+
+/** The time the batch window is measured on: the wall clock by default; a test's own clock makes windows exact. */
+export interface WindowTimer {
+  now(): number;
+  /** Runs `run` once `ms` have passed on this timer. */
+  after(ms: number, run: () => void): void;
+}
+
+export const wallTimer: WindowTimer = {
+  now: () => performance.now(),
+  after: (ms, run) => void setTimeout(run, ms),
+};
 
 /** Most detectors' steps in one hand-off (env SHOAL_VAD_MAX_BATCH; 1: one inference per frame, at once). */
 export const maxBatch = countFromEnv(process.env, 'SHOAL_VAD_MAX_BATCH') ?? 256;
@@ -64,6 +76,7 @@ export class SileroPool {
     size = machineWorkers(process.env, 2),
     private readonly batchLimit = maxBatch,
     private readonly windowMs = batchWindowMs,
+    private readonly timer: WindowTimer = wallTimer,
   ) {
     this.pool = new EnginePool(() => startModuleWorker(import.meta.url, 'silero-worker', { modelPath }), { name: 'silero-vad', size });
   }
@@ -83,7 +96,7 @@ export class SileroPool {
       ready,
       run: (input, state, sampleRate = 16000) =>
         new Promise<SileroStep>((resolve, reject) => {
-          lane.waiting.push({ input, state, sampleRate, sinceMs: performance.now(), resolve, reject });
+          lane.waiting.push({ input, state, sampleRate, sinceMs: this.timer.now(), resolve, reject });
           this.schedule(lane);
         }),
       release: () => {
@@ -118,9 +131,9 @@ export class SileroPool {
       setImmediate(go);
       return;
     }
-    const waitMs = lane.waiting[0]!.sinceMs + this.windowMs - performance.now();
+    const waitMs = lane.waiting[0]!.sinceMs + this.windowMs - this.timer.now();
     if (waitMs <= 0) setImmediate(go);
-    else setTimeout(go, waitMs);
+    else this.timer.after(waitMs, go);
   }
 
   private async send(lane: Lane): Promise<void> {

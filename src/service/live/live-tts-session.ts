@@ -204,6 +204,7 @@ export class LiveTtsSession {
         if (this.state === 'stopping') return;
         this.requireActive('flush');
         this.enqueue(this.takeBuffer());
+        if (frame.utterance_end === true) this.afterSpeech(() => this.send({ event: 'utterance_end' }));
         return;
       case 'stop':
         if (this.state === 'waiting') return this.finish();
@@ -258,6 +259,14 @@ export class LiveTtsSession {
     if (!text.trim()) return;
     this.speech = this.speech.then(() => this.speak(text));
     this.speech.catch((error: unknown) => this.fail(error, statusOf(error) < 500 ? closeCodes.policy : closeCodes.internal));
+  }
+
+  /** Runs `then` once everything enqueued so far has been spoken (or has failed, which ends the session). */
+  private afterSpeech(then: () => void): void {
+    this.speech = this.speech.then(() => {
+      if (!this.ended()) then();
+    });
+    this.speech.catch(() => undefined);
   }
 
   /** Reserves the segment's price (402 ends the session), then sends its chunks, counting what went out. */
