@@ -21,7 +21,7 @@ export interface ListenProbe {
 }
 
 /** The service decodes the utterance's end on its own CPU, after any interims queued before: a busy one takes seconds. */
-const finalizeTimeoutMs = 5000;
+const finalizeTimeoutMs = 10_000;
 const probeQuery = { encoding: 'linear16', sample_rate: 16000, channels: 1 } as const;
 
 /**
