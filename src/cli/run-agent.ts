@@ -24,6 +24,7 @@ import { listenError } from './listen-error.js';
 import type { TransferPolicy } from '../agent/transfer-target.js';
 import { callEngines } from './speech-engines.js';
 import { speechChoice } from './speech-providers.js';
+import { serviceRecognition } from './service-recognition.js';
 
 /** A started `shoal agent`: the speech stack, the demo page and the transports. */
 export interface AgentApp {
@@ -36,6 +37,8 @@ export interface AgentApp {
   drain(timeoutMs: number): Promise<void>;
   /** Phone webhooks, call control and outbound calls. */
   readonly phone: PhoneLines;
+  /** The start-up lines that say which engines run where (and why recognition is not streamed, when it is not). */
+  readonly speechLines: readonly string[];
   close(): Promise<void>;
 }
 
@@ -131,12 +134,13 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
     (line) => logger.info(line),
   );
   const service = await speechService(options);
+  const recognition = await serviceRecognition(speech.stt, service);
   // One stack per turn-taking mode (the mode decides the recognizer's interim cadence), sharing the one service.
   const stacks = new Map<AgentMode, Promise<AgentStack>>();
   const stackFor = (mode: AgentMode): Promise<AgentStack> => {
     let stack = stacks.get(mode);
     if (!stack) {
-      stack = createEmbeddedAgentStack({ mode, service: { url: service.url, apiKey: service.apiKey }, stt: speech.stt, tts: speech.tts });
+      stack = createEmbeddedAgentStack({ mode, service: { url: service.url, apiKey: service.apiKey }, stt: recognition.sttFor(mode), tts: speech.tts });
       stacks.set(mode, stack);
     }
     return stack;
@@ -231,6 +235,7 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
     server,
     admission,
     phone,
+    speechLines: [speech.describe(options.serviceUrl, recognition.path), ...(recognition.fallback ? [recognition.fallback] : [])],
     drain: (timeoutMs) => admission.drain(timeoutMs),
     close: async () => {
       unwatch();
@@ -254,7 +259,7 @@ export async function runAgentCommand(options: AgentCommandOptions): Promise<voi
   logger.info('starting the speech service and the agent');
   const app = await startAgentApp(options, { logger });
   process.stdout.write(`Shoal demo agent: open ${app.url} and press Start call (up to ${app.admission.capacity} calls at once)\n`);
-  process.stdout.write(`${speechChoice(options).describe(options.serviceUrl)}\n`);
+  for (const line of app.speechLines) process.stdout.write(`${line}\n`);
   for (const line of app.phone.describe(app.url)) process.stdout.write(`${line}\n`);
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGINT', resolve);

@@ -14,7 +14,8 @@ const names = knownProviderNames.join(', ');
 export interface SpeechChoice {
   stt: SttChoice[];
   tts: TtsChoice[];
-  describe(serviceUrl: string | undefined): string;
+  /** `serviceRecognition`: how the service recognises (`/v1/listen` once the service was found to have that socket). */
+  describe(serviceUrl: string | undefined, serviceRecognition?: '/v1/listen' | '/v1/asr'): string;
   /** True when recognition runs in this process first (pocketsphinx): the calls cost what embedded ones do. */
   embeddedRecognition: boolean;
 }
@@ -29,7 +30,7 @@ export function speechChoice(options: ProviderCommandOptions & { asr?: AsrChoice
   const where: { stt: string[]; tts: string[] } = { stt: [], tts: [] };
   const stt = sttList.map((choice, index): SttChoice => {
     if (choice.name === 'local') return (where.stt.push('local pocketsphinx in this process'), 'engine');
-    if (choice.name === 'service') return (where.stt.push('SERVICE (/v1/asr)'), 'service');
+    if (choice.name === 'service') return (where.stt.push('SERVICE (RECOGNITION)'), 'service');
     const { descriptor, settings } = build(choice, 'stt', index === 0 ? options.sttUrl : undefined, firstKeyed(sttList, 'stt') === index ? options.sttKeyFile : undefined);
     where.stt.push(`${descriptor.name}${choice.variant ? `:${choice.variant}` : ''} at ${settings.baseUrl ?? descriptor.defaultBaseUrl ?? '?'}`);
     return guarded(() => descriptor.stt!({ ...settings, ...(choice.variant ? { model: choice.variant } : {}) }));
@@ -45,9 +46,10 @@ export function speechChoice(options: ProviderCommandOptions & { asr?: AsrChoice
     stt,
     tts,
     embeddedRecognition: stt[0] === 'engine',
-    describe: (serviceUrl) => {
+    describe: (serviceUrl, serviceRecognition = '/v1/asr') => {
       const service = serviceUrl ? `the speech service at ${serviceUrl}` : 'the self-hosted speech service in this process';
-      const list = (items: string[]) => items.map((item) => item.replace('SERVICE', service)).join(', then ');
+      const recognition = serviceRecognition === '/v1/listen' ? '/v1/listen, one live socket per call' : '/v1/asr';
+      const list = (items: string[]) => items.map((item) => item.replace('SERVICE', service).replace('RECOGNITION', recognition)).join(', then ');
       return `Speech: recognition by ${list(where.stt)}; synthesis by ${list(where.tts)}`;
     },
   };

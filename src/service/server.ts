@@ -24,6 +24,7 @@ import { defaults as liveDefaults, type LiveOptions } from './live/options.js';
 import { ListenEndpoint } from './listen/endpoint.js';
 import { defaults as listenDefaults, type ListenOptions } from './listen/options.js';
 import { registerPrerecordedRoute } from './listen/prerecorded.js';
+import { warmListening } from './listen/warm-up.js';
 import type { Logger } from '../logging/index.js';
 
 export interface SpeechServiceOptions {
@@ -165,9 +166,17 @@ function singleKey(apiKey: string | undefined): AccountGate {
   return new SingleKeyAccounts(apiKey);
 }
 
-/** Runs one tiny synthesis and starts the media workers with their encoders, so the first requests find them ready. */
+/**
+ * Runs one tiny synthesis, starts the media workers with their encoders and readies recognition, so the first
+ * requests and the first live recognition socket find them ready.
+ */
 async function warmUp(engines: ServiceEngines): Promise<void> {
   const engine = engines.tts();
   await (engine as Partial<{ warmUp(): Promise<void> }>).warmUp?.();
-  await Promise.all([engine.synthesize('Ready.', { voice: 'slt' }), MediaPool.shared().warmUp()]);
+  await Promise.all([engine.synthesize('Ready.', { voice: 'slt' }), MediaPool.shared().warmUp(), warmRecognition(engines)]);
+}
+
+/** A service whose recognition cannot start still serves synthesis: the first recognition request reports why. */
+function warmRecognition(engines: ServiceEngines): Promise<void> {
+  return warmListening(engines).catch(() => undefined);
 }
