@@ -130,13 +130,14 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
     },
     (line) => logger.info(line),
   );
-  const service = await speechService(options);
+  // Nothing of the speech service runs when no `service` provider is chosen (`--stt deepgram --tts cartesia`).
+  const service = speech.usesService ? await speechService(options) : undefined;
   // One stack per turn-taking mode (the mode decides the recognizer's interim cadence), sharing the one service.
   const stacks = new Map<AgentMode, Promise<AgentStack>>();
   const stackFor = (mode: AgentMode): Promise<AgentStack> => {
     let stack = stacks.get(mode);
     if (!stack) {
-      stack = createEmbeddedAgentStack({ mode, service: { url: service.url, apiKey: service.apiKey }, stt: speech.stt, tts: speech.tts });
+      stack = createEmbeddedAgentStack({ mode, ...(service ? { service: { url: service.url, apiKey: service.apiKey } } : {}), stt: speech.stt, tts: speech.tts });
       stacks.set(mode, stack);
     }
     return stack;
@@ -144,7 +145,7 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
   const closeStacks = async () => {
     const settled = await Promise.allSettled(stacks.values());
     await Promise.all(settled.map((result) => (result.status === 'fulfilled' ? result.value.close() : undefined)));
-    await service.embedded?.close();
+    await service?.embedded?.close();
   };
   try {
     await stackFor(options.mode);
@@ -251,7 +252,7 @@ const busyRetryAfterMs = 30_000;
  */
 export async function runAgentCommand(options: AgentCommandOptions): Promise<void> {
   const logger = createLogger({ level: options.logLevel ?? 'info' });
-  logger.info('starting the speech service and the agent');
+  logger.info('starting the agent');
   const app = await startAgentApp(options, { logger });
   process.stdout.write(`Shoal demo agent: open ${app.url} and press Start call (up to ${app.admission.capacity} calls at once)\n`);
   process.stdout.write(`${speechChoice(options).describe(options.serviceUrl)}\n`);

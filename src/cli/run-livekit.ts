@@ -70,10 +70,10 @@ export async function runLiveKitCommand(options: LiveKitCommandOptions): Promise
   if (options.serviceUrl && !serviceKey) throw new Error('--service-url needs an API key: pass --service-key KEY or set FISH_API_KEY (or SHOAL_API_KEY)');
   const print = (line: string | undefined) => line && process.stdout.write(`${line}\n`);
 
-  print('starting the speech service and the agent…');
-  const service = await speechService({ serviceUrl: options.serviceUrl, apiKey: serviceKey });
+  print('starting the agent…');
   const speech = speechChoice(options);
-  const stack = await createEmbeddedAgentStack({ mode: options.mode, service: { url: service.url, apiKey: service.apiKey }, stt: speech.stt, tts: speech.tts });
+  const service = speech.usesService ? await speechService({ serviceUrl: options.serviceUrl, apiKey: serviceKey }) : undefined;
+  const stack = await createEmbeddedAgentStack({ mode: options.mode, ...(service ? { service: { url: service.url, apiKey: service.apiKey } } : {}), stt: speech.stt, tts: speech.tts });
   print(speech.describe(options.serviceUrl));
   const admission = new CallAdmission({ maxCalls: options.maxCalls, engines: callEngines(options, speech) });
   const control = CallControl.forServer(credentials, { endCall: options.endCall, transferTargets: options.transfer, defaultTransferTo: options.transferTo, allowAnyTransferTarget: options.allowAnyTransferTarget, transferUnknownToDefault: options.transferUnknownToDefault });
@@ -101,7 +101,7 @@ export async function runLiveKitCommand(options: LiveKitCommandOptions): Promise
   worker.events$.subscribe((event) => print(describeWorkerEvent(event)));
   const closeStack = async () => {
     await stack.close();
-    await service.embedded?.close();
+    await service?.embedded?.close();
   };
   try {
     await worker.start();

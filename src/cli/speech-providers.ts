@@ -17,6 +17,8 @@ export interface SpeechChoice {
   describe(serviceUrl: string | undefined): string;
   /** True when recognition runs in this process first (pocketsphinx): the calls cost what embedded ones do. */
   embeddedRecognition: boolean;
+  /** True when a `service` provider is chosen: only then is the speech service started (or reached). */
+  usesService: boolean;
 }
 
 /**
@@ -45,6 +47,7 @@ export function speechChoice(options: ProviderCommandOptions & { asr?: AsrChoice
     stt,
     tts,
     embeddedRecognition: stt[0] === 'engine',
+    usesService: stt.includes('service') || tts.includes('service'),
     describe: (serviceUrl) => {
       const service = serviceUrl ? `the speech service at ${serviceUrl}` : 'the self-hosted speech service in this process';
       const list = (items: string[]) => items.map((item) => item.replace('SERVICE', service)).join(', then ');
