@@ -23,7 +23,7 @@ import { ExposureError, exposureProblems } from './exposure.js';
 import { listenError } from './listen-error.js';
 import type { TransferPolicy } from '../agent/transfer-target.js';
 import { callEngines } from './speech-engines.js';
-import { speechChoice } from './speech-providers.js';
+import { speechChoice, warnLine } from './speech-providers.js';
 
 /** A started `shoal agent`: the speech stack, the demo page and the transports. */
 export interface AgentApp {
@@ -116,6 +116,7 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
   const logger = hooks.logger ?? createLogger({ level: 'silent' });
   const records = await openCallRecords(options, (error) => logger.warn({ err: error }, 'call record not written'));
   const speech = speechChoice(options);
+  await speech.checkKeys(warnLine);
   const admission = new CallAdmission({ maxCalls: options.maxCalls, engines: callEngines(options, speech) });
   const phone = new PhoneLines(
     {

@@ -12,7 +12,7 @@ import {
 import type { LiveKitCommandOptions } from './options.js';
 import { dialogueSource, speechService } from './run-agent.js';
 import { callEngines } from './speech-engines.js';
-import { speechChoice } from './speech-providers.js';
+import { speechChoice, warnLine } from './speech-providers.js';
 
 /** LiveKit URL, key or secret is missing from both the flags and the environment. */
 export class MissingLiveKitCredentialsError extends Error {
@@ -72,6 +72,7 @@ export async function runLiveKitCommand(options: LiveKitCommandOptions): Promise
 
   print('starting the agent…');
   const speech = speechChoice(options);
+  await speech.checkKeys(warnLine);
   const service = speech.usesService ? await speechService({ serviceUrl: options.serviceUrl, apiKey: serviceKey }) : undefined;
   const stack = await createEmbeddedAgentStack({ mode: options.mode, ...(service ? { service: { url: service.url, apiKey: service.apiKey } } : {}), stt: speech.stt, tts: speech.tts });
   print(speech.describe(options.serviceUrl));
