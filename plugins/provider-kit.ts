@@ -63,6 +63,43 @@ export function openProviderSocket(
   });
 }
 
+/** A provider's HTTP URL from its base URL: `https://api.deepgram.com` + `/v1/auth/token`, a proxy's path kept. */
+export function httpUrl(baseUrl: string, path: string, query: Record<string, string> = {}): URL {
+  const url = new URL(baseUrl);
+  if (url.protocol === 'wss:') url.protocol = 'https:';
+  else if (url.protocol === 'ws:') url.protocol = 'http:';
+  url.pathname = `${url.pathname.replace(/\/+$/, '')}${path}`;
+  for (const [key, value] of Object.entries(query)) url.searchParams.set(key, value);
+  return url;
+}
+
+/**
+ * The start-up key check most providers allow: a `GET` that answers 2xx when the key is taken. A refusal is the
+ * `ProviderError` of its status (`auth` for 401/403) unless `accepted(status, body)` says the key is fine anyway
+ * (a scoped key lacking the permission the check needs); no answer is `unreachable` or `timeout`.
+ */
+export async function checkKeyByRequest(
+  provider: string,
+  url: URL,
+  options: { headers: Record<string, string>; keyVariable: string; signal: AbortSignal; accepted?: (status: number, body: string) => boolean },
+): Promise<void> {
+  let response: Response;
+  try {
+    response = await fetch(url, { headers: withTraceparent(options.headers), signal: options.signal });
+  } catch (error) {
+    const timedOut = options.signal.aborted;
+    throw new ProviderError(provider, timedOut ? 'timeout' : 'unreachable', `${timedOut ? 'no answer from' : 'cannot reach'} ${url.origin}${timedOut ? '' : ` (${causeOf(error)})`}`, { cause: error });
+  }
+  const body = (await response.text().catch(() => '')).slice(0, 2000);
+  if (response.ok || options.accepted?.(response.status, body)) return;
+  throw refusal(provider, response.status, body, options.keyVariable);
+}
+
+function causeOf(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (error as Error).message;
+}
+
 /** The `ProviderError` for an HTTP refusal, with the provider's own words when its body has them. */
 export function refusal(provider: string, status: number, body: string, keyVariable?: string): ProviderError {
   const kind = failureOfStatus(status);
@@ -76,6 +113,9 @@ function reasonOf(body: string): string {
     const parsed = JSON.parse(body) as Record<string, unknown>;
     const reason = parsed['err_msg'] ?? parsed['message'] ?? parsed['error'] ?? parsed['detail'];
     if (typeof reason === 'string') return reason;
+    // OpenAI's `{ error: { message } }`, ElevenLabs' `{ detail: { status, message } }`
+    const nested = (reason as { message?: unknown } | undefined)?.message;
+    if (typeof nested === 'string') return nested;
   } catch {
     // not JSON: the text as given
   }

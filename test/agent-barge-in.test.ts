@@ -133,10 +133,10 @@ describe('barge-in on a phone line with mark echoes', () => {
     await session.summary;
     const cut = session.history.find((m) => m.role === 'agent')!;
     expect(cut.interrupted).toBe(true);
-    // What the carrier had confirmed when the agent was cut off: the caller heard the words that started before it.
+    // What the carrier had confirmed when the agent was cut off: the caller heard the words that ended before it.
     const echoedMs = transport.echoedAtClear[0]!;
     expect(echoedMs).toBeGreaterThan(0);
-    const heardWords = Math.ceil(echoedMs / WORD_MS);
+    const heardWords = Math.floor(echoedMs / WORD_MS);
     expect(cut.text).toBe(LONG_REPLY.split(' ').slice(0, heardWords).join(' '));
     // The pipeline's clock alone would have credited the caller with more (the 700 ms still in flight).
     const byClock = await runCall([{ atMs: 500, ms: 600, amplitude: 5000 }, { atMs: 3000, ms: 900, amplitude: 8000 }]);

@@ -25,14 +25,24 @@ describe('what counts as words over the agent', () => {
 
 describe('what the caller heard of a reply', () => {
   const text = ' one  two three four ';
-  const words = [0, 300, 600, 900].map((startMs) => ({ startMs }));
+  const words = [0, 300, 600, 900].map((startMs) => ({ startMs, endMs: startMs + 250 }));
 
-  it('by word timings: the words that had started when playout stopped', () => {
+  it('by word timings: the words whose end was played when playout stopped', () => {
     expect(playedText(text, 0, 1200, words)).toBe('');
-    expect(playedText(text, 1, 1200, words)).toBe('one');
-    expect(playedText(text, 300, 1200, words)).toBe('one');
-    expect(playedText(text, 301, 1200, words)).toBe('one two');
+    expect(playedText(text, 249, 1200, words)).toBe('');
+    expect(playedText(text, 250, 1200, words)).toBe('one');
+    expect(playedText(text, 549, 1200, words)).toBe('one');
+    expect(playedText(text, 550, 1200, words)).toBe('one two');
     expect(playedText(text, 1199, 1200, words)).toBe('one two three four');
+  });
+
+  it('words past the last timing (timings lagging the audio, or a provider without them took over) by their share of the rest', () => {
+    const firstTwo = words.slice(0, 2);
+    // Two timed words end at 550 ms; the other two share the 650 ms of audio after.
+    expect(playedText(text, 549, 1200, firstTwo)).toBe('one');
+    expect(playedText(text, 874, 1200, firstTwo)).toBe('one two');
+    expect(playedText(text, 875, 1200, firstTwo)).toBe('one two three');
+    expect(playedText(text, 1199, 1200, firstTwo)).toBe('one two three');
   });
 
   it('without timings: the share of the words matching the share of audio played', () => {

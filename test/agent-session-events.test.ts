@@ -101,7 +101,8 @@ describe('how a call ends', () => {
     const summary = await session.summary;
     expect(summary.reason).toBe('agent hung up');
     expect(session.isEnded).toBe(true);
-    expect(heard).toEqual(['one two']);
+    // "two" (300-600 ms) had started but not ended when the agent hung up.
+    expect(heard).toEqual(['one']);
   });
 
   it('a recognizer that cannot open for the call fails the call at once as recognition unavailable', async () => {

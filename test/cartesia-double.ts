@@ -63,7 +63,15 @@ export class CartesiaDouble extends WebSocketDouble<CartesiaSeen> {
   }
 
   static async start(options: Partial<CartesiaDoubleOptions> = {}): Promise<CartesiaDouble> {
-    const { server, url } = await listen((_request, response) => response.writeHead(404).end(), options.tls ?? false);
+    const keys = options.keys ?? ['test-key'];
+    // `GET /voices`: a page of the account's voices, or 401 for a key not taken.
+    const { server, url } = await listen((request, response) => {
+      if (request.method !== 'GET' || new URL(request.url ?? '/', 'http://double').pathname !== '/voices') return response.writeHead(404).end();
+      const key = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1] ?? (request.headers['x-api-key'] as string | undefined);
+      const taken = key !== undefined && keys.includes(key);
+      response.writeHead(taken ? 200 : 401, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(taken ? { data: [], has_more: false } : { error: 'Invalid API key' }));
+    }, options.tls ?? false);
     return new CartesiaDouble(server, url, options);
   }
 

@@ -60,7 +60,14 @@ export class DeepgramDouble {
   }
 
   static async start(options: Partial<DeepgramDoubleOptions> = {}): Promise<DeepgramDouble> {
-    const server = createServer((_request, response) => response.writeHead(404).end());
+    const keys = options.keys ?? ['test-key'];
+    // `GET /v1/auth/token`, Deepgram's documented key test: the key's details, or 401 "Invalid credentials.".
+    const server = createServer((request, response) => {
+      if (request.method !== 'GET' || new URL(request.url ?? '/', 'http://double').pathname !== '/v1/auth/token') return response.writeHead(404).end();
+      const key = /^(Token|Bearer) (.+)$/.exec(request.headers.authorization ?? '')?.[2];
+      response.writeHead(key && keys.includes(key) ? 200 : 401, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(key && keys.includes(key) ? { api_key_id: 'double', accessor: 'double', scopes: ['member'] } : { err_code: 'INVALID_AUTH', err_msg: 'Invalid credentials.', request_id: randomUUID() }));
+    });
     const wss = new WebSocketServer({ noServer: true });
     const double = new DeepgramDouble(server, wss, options);
     server.on('upgrade', (request, socket, head) => double.upgrade(request, socket as import('node:net').Socket, head));

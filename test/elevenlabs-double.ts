@@ -64,7 +64,15 @@ export class ElevenLabsDouble extends WebSocketDouble<ElevenLabsSeen> {
   }
 
   static async start(options: Partial<ElevenLabsDoubleOptions> = {}): Promise<ElevenLabsDouble> {
-    const { server, url } = await listen((_request, response) => response.writeHead(404).end());
+    const keys = options.keys ?? ['test-key'];
+    // `GET /v1/user`: the key's user, or 401 `invalid_api_key`.
+    const { server, url } = await listen((request, response) => {
+      if (request.method !== 'GET' || request.url !== '/v1/user') return response.writeHead(404).end();
+      const key = request.headers['xi-api-key'] as string | undefined;
+      const taken = key !== undefined && keys.includes(key);
+      response.writeHead(taken ? 200 : 401, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(taken ? { user_id: 'double', subscription: { tier: 'free', character_count: 0, character_limit: 10000 } } : { detail: { status: 'invalid_api_key', message: 'Invalid API key' } }));
+    });
     return new ElevenLabsDouble(server, url, options);
   }
 

@@ -114,6 +114,9 @@ export async function startOpenAiAudioDouble(options: { apiKey: string; transcri
         seen.ended = true;
         return response.end();
       }
+      if (request.method === 'GET' && request.url === '/v1/models') {
+        return send(200, { object: 'list', data: [{ id: 'gpt-4o-mini-tts', object: 'model', created: 1, owned_by: 'system' }, { id: 'whisper-1', object: 'model', created: 1, owned_by: 'system' }] });
+      }
       send(404, { error: { message: `Invalid URL (${request.method} ${request.url})`, type: 'invalid_request_error', param: null, code: null } });
     })().catch(() => response.destroy());
   });

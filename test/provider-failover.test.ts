@@ -126,11 +126,13 @@ describe('FailoverTextToSpeech', () => {
     return tts;
   };
 
-  it('goes on with the next provider from the words already spoken, and stays on it', async () => {
+  it('goes on with the next provider from the words already spoken, its word timings after the audio already given, and stays on it', async () => {
     const second = wordsTts('service');
     const tts = new FailoverTextToSpeech([wordsTts('cartesia', 2), second]);
     const audio = await lastValueFrom(tts.speak({ text$: from(['Your table ', 'is booked for ', 'Friday.']) }).pipe(toArray()));
     expect(audio.map((a) => `${a.provider}:${a.words![0]!.word}`)).toEqual(['cartesia:Your', 'cartesia:table', 'service:is', 'service:booked', 'service:for', 'service:Friday.']);
+    // The next provider's words are timed from the reply's start (after the 20 ms the first one spoke), as barge-in reads them.
+    expect(audio.map((a) => a.words![0]!.startMs)).toEqual([0, 10, 20, 30, 40, 50]);
     await lastValueFrom(tts.speak({ text$: of('Goodbye.') }).pipe(toArray()));
     expect(second.heard).toEqual(['is booked for Friday.', 'Goodbye.']);
   });

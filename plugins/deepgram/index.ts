@@ -1,4 +1,5 @@
 import type { ProviderDescriptor } from '../../src/agent/index.js';
+import { checkKeyByRequest, httpUrl } from '../provider-kit.js';
 import { DeepgramSpeechToText } from './deepgram-stt.js';
 import { baseUrlVariable, deepgramBaseUrl, keyVariable, type DeepgramOptions } from './options.js';
 
@@ -17,4 +18,7 @@ export const deepgramProvider: ProviderDescriptor = {
   baseUrlVariable,
   defaultBaseUrl: deepgramBaseUrl,
   stt: ({ apiKey, baseUrl, model }) => deepgram({ ...(apiKey ? { apiKey } : {}), ...(baseUrl ? { baseUrl } : {}), ...(model ? { model } : {}) }),
+  // Deepgram's documented key test: details of the key, or 401 "Invalid credentials."
+  checkKey: ({ apiKey, baseUrl }, signal) =>
+    checkKeyByRequest('deepgram', httpUrl(baseUrl ?? deepgramBaseUrl, '/v1/auth/token'), { headers: { Authorization: `Token ${apiKey ?? ''}` }, keyVariable, signal }),
 };

@@ -1,4 +1,5 @@
 import type { ProviderDescriptor } from '../../src/agent/index.js';
+import { checkKeyByRequest, httpUrl } from '../provider-kit.js';
 import { ElevenLabsTextToSpeech } from './elevenlabs-tts.js';
 import { baseUrlVariable, elevenLabsBaseUrl, keyVariable, type ElevenLabsOptions } from './options.js';
 
@@ -17,4 +18,12 @@ export const elevenLabsProvider: ProviderDescriptor = {
   baseUrlVariable,
   defaultBaseUrl: elevenLabsBaseUrl,
   tts: ({ apiKey, baseUrl, voice }) => elevenlabs({ ...(apiKey ? { apiKey } : {}), ...(baseUrl ? { baseUrl } : {}), ...(voice ? { voice } : {}) }),
+  // The key's user; a key scoped to synthesis lacks `user_read` (401 `missing_permissions`) but is a valid key.
+  checkKey: ({ apiKey, baseUrl }, signal) =>
+    checkKeyByRequest('elevenlabs', httpUrl(baseUrl ?? elevenLabsBaseUrl, '/v1/user'), {
+      headers: { 'xi-api-key': apiKey ?? '' },
+      keyVariable,
+      signal,
+      accepted: (status, body) => status === 401 && body.includes('missing_permissions'),
+    }),
 };

@@ -1,4 +1,5 @@
 import type { ProviderDescriptor } from '../../src/agent/index.js';
+import { checkKeyByRequest, httpUrl } from '../provider-kit.js';
 import { OpenAiSpeechToText } from './openai-stt.js';
 import { OpenAiTextToSpeech } from './openai-tts.js';
 import { baseUrlVariable, keyVariable, openAiBaseUrl, type OpenAiAudioOptions } from './options.js';
@@ -25,4 +26,7 @@ export const openaiProvider: ProviderDescriptor = {
   defaultBaseUrl: openAiBaseUrl,
   stt: ({ apiKey, baseUrl, model }) => openaiStt({ ...(apiKey ? { apiKey } : {}), ...(baseUrl ? { baseUrl } : {}), ...(model ? { sttModel: model } : {}) }),
   tts: ({ apiKey, baseUrl, voice }) => openaiTts({ ...(apiKey ? { apiKey } : {}), ...(baseUrl ? { baseUrl } : {}), ...(voice ? { voice } : {}) }),
+  // The models list: 401 when the key is not taken. A compatible server without it (404) cannot tell.
+  checkKey: ({ apiKey, baseUrl }, signal) =>
+    checkKeyByRequest('openai', httpUrl(baseUrl ?? openAiBaseUrl, '/models'), { headers: { Authorization: `Bearer ${apiKey ?? ''}` }, keyVariable, signal }),
 };

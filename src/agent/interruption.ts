@@ -18,20 +18,28 @@ export function isBackchannel(text: string, options: Pick<InterruptionOptions, '
   return normalise(text) !== '' && substantiveWords(text, options).length === 0;
 }
 
-/** The part of a reply the caller heard: by word timings when known, else by the share of audio played. */
+/**
+ * The part of a reply the caller heard. With the provider's word timings (Cartesia's timestamps, ElevenLabs'
+ * alignment): the words whose end was played; words spoken past the last timing (a provider without timings took
+ * over, or its timings lag its audio) by their share of the rest of the audio. Without timings: by the share of
+ * audio played.
+ */
 export function playedText(
   text: string,
   playedMs: number,
   totalMs: number,
-  words: readonly { startMs: number }[],
+  words: readonly { startMs: number; endMs: number }[],
 ): string {
   const tokens = text.split(/\s+/).filter(Boolean);
   if (playedMs >= totalMs) return text.trim();
+  const byShare = (count: number, fromMs: number) => (totalMs > fromMs ? Math.floor((count * Math.max(0, playedMs - fromMs)) / (totalMs - fromMs)) : 0);
   let count: number;
   if (words.length > 0) {
-    count = words.filter((w) => w.startMs < playedMs).length;
+    const timedEndMs = Math.max(...words.map((w) => w.endMs));
+    count = words.filter((w) => w.endMs <= playedMs).length;
+    if (playedMs > timedEndMs) count += byShare(Math.max(0, tokens.length - words.length), timedEndMs);
   } else {
-    count = totalMs > 0 ? Math.floor((tokens.length * playedMs) / totalMs) : 0;
+    count = byShare(tokens.length, 0);
   }
   return tokens.slice(0, Math.min(count, tokens.length)).join(' ');
 }

@@ -83,6 +83,12 @@ export interface ProviderDescriptor {
   stt?(settings: ProviderSettings): SpeechToText;
   /** Makes its synthesiser, when it has one. */
   tts?(settings: ProviderSettings): TextToSpeech;
+  /**
+   * A cheap request telling whether the provider takes the key (Deepgram's `GET /v1/auth/token`), made by the
+   * command line at start. Resolves when it does; throws `ProviderError`: `auth` when the key is rejected, another
+   * kind when it could not tell (unreachable, timeout, a server error).
+   */
+  checkKey?(settings: ProviderSettings, signal: AbortSignal): Promise<void>;
 }
 
 /** One provider of a `--stt`/`--tts` list: `deepgram:nova-3` is `{ name: 'deepgram', variant: 'nova-3' }`. */

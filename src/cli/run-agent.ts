@@ -23,7 +23,7 @@ import { ExposureError, exposureProblems } from './exposure.js';
 import { listenError } from './listen-error.js';
 import type { TransferPolicy } from '../agent/transfer-target.js';
 import { callEngines } from './speech-engines.js';
-import { speechChoice } from './speech-providers.js';
+import { speechChoice, warnLine } from './speech-providers.js';
 import { serviceRecognition } from './service-recognition.js';
 
 /** A started `shoal agent`: the speech stack, the demo page and the transports. */
@@ -119,6 +119,7 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
   const logger = hooks.logger ?? createLogger({ level: 'silent' });
   const records = await openCallRecords(options, (error) => logger.warn({ err: error }, 'call record not written'));
   const speech = speechChoice(options);
+  await speech.checkKeys(warnLine);
   const admission = new CallAdmission({ maxCalls: options.maxCalls, engines: callEngines(options, speech) });
   const phone = new PhoneLines(
     {
@@ -133,14 +134,15 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
     },
     (line) => logger.info(line),
   );
-  const service = await speechService(options);
+  // Nothing of the speech service runs when no `service` provider is chosen (`--stt deepgram --tts cartesia`).
+  const service = speech.usesService ? await speechService(options) : undefined;
   const recognition = await serviceRecognition(speech.stt, service);
   // One stack per turn-taking mode (the mode decides the recognizer's interim cadence), sharing the one service.
   const stacks = new Map<AgentMode, Promise<AgentStack>>();
   const stackFor = (mode: AgentMode): Promise<AgentStack> => {
     let stack = stacks.get(mode);
     if (!stack) {
-      stack = createEmbeddedAgentStack({ mode, service: { url: service.url, apiKey: service.apiKey }, stt: recognition.sttFor(mode), tts: speech.tts });
+      stack = createEmbeddedAgentStack({ mode, ...(service ? { service: { url: service.url, apiKey: service.apiKey } } : {}), stt: recognition.sttFor(mode), tts: speech.tts });
       stacks.set(mode, stack);
     }
     return stack;
@@ -148,7 +150,7 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
   const closeStacks = async () => {
     const settled = await Promise.allSettled(stacks.values());
     await Promise.all(settled.map((result) => (result.status === 'fulfilled' ? result.value.close() : undefined)));
-    await service.embedded?.close();
+    await service?.embedded?.close();
   };
   try {
     await stackFor(options.mode);
@@ -256,7 +258,7 @@ const busyRetryAfterMs = 30_000;
  */
 export async function runAgentCommand(options: AgentCommandOptions): Promise<void> {
   const logger = createLogger({ level: options.logLevel ?? 'info' });
-  logger.info('starting the speech service and the agent');
+  logger.info('starting the agent');
   const app = await startAgentApp(options, { logger });
   process.stdout.write(`Shoal demo agent: open ${app.url} and press Start call (up to ${app.admission.capacity} calls at once)\n`);
   for (const line of app.speechLines) process.stdout.write(`${line}\n`);

@@ -10,7 +10,7 @@ export async function runCallCommand(to: string, options: CallCommandOptions): P
   if (!isPhoneNumber(to)) throw new PhoneSetupError(`call an E.164 number (+14155550100), not "${to}"`);
   if (!from) throw new PhoneSetupError('give the Twilio number to call from: --from +1… or TWILIO_FROM_NUMBER');
   const log = (line: string) => process.stdout.write(`${line}\n`);
-  log('starting the speech service and the agent…');
+  log('starting the agent…');
   const app = await startAgentApp(options, { logger: createLogger({ level: options.logLevel ?? 'info' }) });
   try {
     const callId = await app.phone.dial(to, from, { machineDetection: options.machineDetection });

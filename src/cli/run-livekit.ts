@@ -12,7 +12,7 @@ import {
 import type { LiveKitCommandOptions } from './options.js';
 import { dialogueSource, speechService } from './run-agent.js';
 import { callEngines } from './speech-engines.js';
-import { speechChoice } from './speech-providers.js';
+import { speechChoice, warnLine } from './speech-providers.js';
 import { openCallRecords } from './call-records.js';
 
 /** LiveKit URL, key or secret is missing from both the flags and the environment. */
@@ -71,11 +71,12 @@ export async function runLiveKitCommand(options: LiveKitCommandOptions): Promise
   if (options.serviceUrl && !serviceKey) throw new Error('--service-url needs an API key: pass --service-key KEY or set FISH_API_KEY (or SHOAL_API_KEY)');
   const print = (line: string | undefined) => line && process.stdout.write(`${line}\n`);
 
-  print('starting the speech service and the agent…');
-  const service = await speechService({ serviceUrl: options.serviceUrl, apiKey: serviceKey });
+  print('starting the agent…');
   const speech = speechChoice(options);
+  await speech.checkKeys(warnLine);
+  const service = speech.usesService ? await speechService({ serviceUrl: options.serviceUrl, apiKey: serviceKey }) : undefined;
   const records = await openCallRecords(options, (error) => print(`call record not written: ${error instanceof Error ? error.message : String(error)}`));
-  const stack = await createEmbeddedAgentStack({ mode: options.mode, service: { url: service.url, apiKey: service.apiKey }, stt: speech.stt, tts: speech.tts });
+  const stack = await createEmbeddedAgentStack({ mode: options.mode, ...(service ? { service: { url: service.url, apiKey: service.apiKey } } : {}), stt: speech.stt, tts: speech.tts });
   print(speech.describe(options.serviceUrl));
   const admission = new CallAdmission({ maxCalls: options.maxCalls, engines: callEngines(options, speech) });
   const control = CallControl.forServer(credentials, { endCall: options.endCall, transferTargets: options.transfer, defaultTransferTo: options.transferTo, allowAnyTransferTarget: options.allowAnyTransferTarget, transferUnknownToDefault: options.transferUnknownToDefault });
@@ -103,7 +104,7 @@ export async function runLiveKitCommand(options: LiveKitCommandOptions): Promise
   worker.events$.subscribe((event) => print(describeWorkerEvent(event)));
   const closeStack = async () => {
     await stack.close();
-    await service.embedded?.close();
+    await service?.embedded?.close();
     await records?.close();
   };
   try {

@@ -2,7 +2,7 @@ import { readFile, rename, writeFile } from 'node:fs/promises';
 import { encodeWav } from '../audio/index.js';
 import type { Dialogue, TurnReport } from '../agent/index.js';
 import { createEmbeddedAgentStack, turnRecord } from '../agent/index.js';
-import { speechChoice } from './speech-providers.js';
+import { speechChoice, warnLine } from './speech-providers.js';
 import { createLogger } from '../logging/index.js';
 import { llmDialogue } from './llm-options.js';
 import type { TalkCommandOptions } from './options.js';
@@ -63,6 +63,7 @@ async function talk(options: TalkCommandOptions, caller: Awaited<ReturnType<type
   // Heard as `shoal agent` hears a caller of that line: by the streaming recognizer, told the line's rate
   // (8 kHz calls too).
   const speech = speechChoice(options);
+  await speech.checkKeys(warnLine);
   const logger = createLogger({ level: options.logLevel ?? 'warn' });
   const records = await openCallRecords(options, (error) => logger.warn({ err: error }, 'call record not written'));
   const stack = await createEmbeddedAgentStack({ mode: options.mode, stt: speech.stt, tts: speech.tts });

@@ -65,8 +65,8 @@ export function listenRecognizer(service: { url: string; apiKey: string }, mode:
  * Decides how `--stt service` recognises: over the service's live `/v1/listen` socket when it has one (interims as
  * the caller speaks, one final per utterance, each second of audio billed once), else `/v1/asr` per utterance.
  */
-export async function serviceRecognition(stt: readonly SttChoice[], service: { url: string; apiKey: string }, probe = probeListen): Promise<ServiceRecognition> {
-  if (!stt.includes('service')) return { sttFor: () => [...stt], path: '/v1/asr' };
+export async function serviceRecognition(stt: readonly SttChoice[], service: { url: string; apiKey: string } | undefined, probe = probeListen): Promise<ServiceRecognition> {
+  if (!service || !stt.includes('service')) return { sttFor: () => [...stt], path: '/v1/asr' };
   const answer = await probe(service);
   if (!answer.open) {
     return {

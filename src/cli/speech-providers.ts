@@ -1,4 +1,4 @@
-import { isProviderError, parseProviderChoices, type ProviderChoice, type ProviderDescriptor, type SttChoice, type TtsChoice } from '../agent/index.js';
+import { isProviderError, parseProviderChoices, type ProviderChoice, type ProviderDescriptor, type ProviderSettings, type SttChoice, type TtsChoice } from '../agent/index.js';
 import { knownProviderNames, speechProvider } from '../../plugins/providers.js';
 import type { ProviderCommandOptions } from './provider-options.js';
 import type { AsrChoice } from './speech-engines.js';
@@ -18,6 +18,21 @@ export interface SpeechChoice {
   describe(serviceUrl: string | undefined, serviceRecognition?: '/v1/listen' | '/v1/asr'): string;
   /** True when recognition runs in this process first (pocketsphinx): the calls cost what embedded ones do. */
   embeddedRecognition: boolean;
+  /** True when a `service` provider is chosen: only then is the speech service started (or reached). */
+  usesService: boolean;
+  /**
+   * Asks each chosen provider that allows it whether it takes the key (`ProviderDescriptor.checkKey`), at once. A
+   * rejected key is a `ProviderSetupError` naming the variable, or a `warn` line when a provider after it in the
+   * list takes over; a provider that cannot be asked now is a `warn` line (failover decides at the first call).
+   */
+  checkKeys(warn: (line: string) => void, timeoutMs?: number): Promise<void>;
+}
+
+interface KeyCheck {
+  descriptor: ProviderDescriptor;
+  settings: ProviderSettings;
+  /** Another provider after it in its list takes over when this one fails. */
+  hasFallback: boolean;
 }
 
 /**
@@ -28,11 +43,18 @@ export function speechChoice(options: ProviderCommandOptions & { asr?: AsrChoice
   const sttList = options.stt ? parse(options.stt, '--stt') : [{ name: options.asr ?? (options.serviceUrl ? 'service' : 'local') }];
   const ttsList = options.tts ? parse(options.tts, '--tts') : [{ name: 'service' }];
   const where: { stt: string[]; tts: string[] } = { stt: [], tts: [] };
+  const checks = new Map<string, KeyCheck>();
+  const checked = (check: KeyCheck) => {
+    const key = `${check.descriptor.name} ${check.settings.baseUrl ?? ''} ${check.settings.apiKey ?? ''}`;
+    const known = checks.get(key);
+    if (check.descriptor.checkKey && check.settings.apiKey) checks.set(key, { ...check, hasFallback: check.hasFallback || (known?.hasFallback ?? false) });
+  };
   const stt = sttList.map((choice, index): SttChoice => {
     if (choice.name === 'local') return (where.stt.push('local pocketsphinx in this process'), 'engine');
     if (choice.name === 'service') return (where.stt.push('SERVICE (RECOGNITION)'), 'service');
     const { descriptor, settings } = build(choice, 'stt', index === 0 ? options.sttUrl : undefined, firstKeyed(sttList, 'stt') === index ? options.sttKeyFile : undefined);
     where.stt.push(`${descriptor.name}${choice.variant ? `:${choice.variant}` : ''} at ${settings.baseUrl ?? descriptor.defaultBaseUrl ?? '?'}`);
+    checked({ descriptor, settings, hasFallback: index < sttList.length - 1 });
     return guarded(() => descriptor.stt!({ ...settings, ...(choice.variant ? { model: choice.variant } : {}) }));
   });
   const tts = ttsList.map((choice, index): TtsChoice => {
@@ -40,12 +62,15 @@ export function speechChoice(options: ProviderCommandOptions & { asr?: AsrChoice
     if (choice.name === 'service') return (where.tts.push('SERVICE (/v1/tts/live)'), 'service');
     const { descriptor, settings } = build(choice, 'tts', index === 0 ? options.ttsUrl : undefined, firstKeyed(ttsList, 'tts') === index ? options.ttsKeyFile : undefined);
     where.tts.push(`${descriptor.name}${choice.variant ? `:${choice.variant}` : ''} at ${settings.baseUrl ?? descriptor.defaultBaseUrl ?? '?'}`);
+    checked({ descriptor, settings, hasFallback: index < ttsList.length - 1 });
     return guarded(() => descriptor.tts!({ ...settings, ...(choice.variant ? { voice: choice.variant } : {}) }));
   });
   return {
     stt,
     tts,
     embeddedRecognition: stt[0] === 'engine',
+    usesService: stt.includes('service') || tts.includes('service'),
+    checkKeys: (warn, timeoutMs = 5000) => checkKeys([...checks.values()], warn, timeoutMs),
     describe: (serviceUrl, serviceRecognition = '/v1/asr') => {
       const service = serviceUrl ? `the speech service at ${serviceUrl}` : 'the self-hosted speech service in this process';
       const recognition = serviceRecognition === '/v1/listen' ? '/v1/listen, one live socket per call' : '/v1/asr';
@@ -53,6 +78,31 @@ export function speechChoice(options: ProviderCommandOptions & { asr?: AsrChoice
       return `Speech: recognition by ${list(where.stt)}; synthesis by ${list(where.tts)}`;
     },
   };
+}
+
+/** A start-up warning on stderr: one line, the command goes on. */
+export const warnLine = (line: string): void => void process.stderr.write(`shoal: warning: ${line}\n`);
+
+async function checkKeys(checks: readonly KeyCheck[], warn: (line: string) => void, timeoutMs: number): Promise<void> {
+  const signal = AbortSignal.timeout(timeoutMs);
+  const failures = await Promise.all(
+    checks.map(async (check) => {
+      try {
+        await check.descriptor.checkKey!(check.settings, signal);
+        return undefined;
+      } catch (error) {
+        return { check, error };
+      }
+    }),
+  );
+  for (const failure of failures) {
+    if (!failure) continue;
+    const { check, error } = failure;
+    if (!isProviderError(error)) throw error;
+    if (error.kind === 'auth' && !check.hasFallback) throw new ProviderSetupError(error.line);
+    if (error.kind === 'auth') warn(`${error.line}; the next provider of the list takes over`);
+    else warn(`${check.descriptor.name}: the key could not be checked (${error.message.replace(`${check.descriptor.name}: `, '')}); going on`);
+  }
 }
 
 function parse(value: string, flag: string): ProviderChoice[] {

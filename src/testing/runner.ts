@@ -10,6 +10,7 @@ import { judge, type JudgedCriterion, type JudgeOptions } from './judge.js';
 import { callStats, type CallStats } from './call-stats.js';
 import { CallerModel } from './caller-model.js';
 import { encodeWav } from '../audio/index.js';
+import type { SpeechClient } from '../client/index.js';
 import { unsampledTraceparent } from '../tracing/index.js';
 import { TraceWitness } from './trace-witness.js';
 import type { Scenario } from './scenario.js';
@@ -73,18 +74,22 @@ export interface RunOptions extends AgentChoice {
 export class ScenarioRunner {
   private readonly voice: CallerVoice;
   private readonly resources: AgentResources;
+  private readonly client: SpeechClient;
 
   private constructor(
     private readonly stack: EmbeddedAgentStack,
     private readonly owned: boolean,
     private readonly options: RunnerOptions,
   ) {
+    // The scenario's callers speak and hear through the speech service.
+    if (!stack.client) throw new Error('the scenario runner needs a stack with the speech service (withService)');
+    this.client = stack.client;
     this.voice = new CallerVoice(stack.client);
     this.resources = options.resources ?? new AgentResources();
   }
 
   static async open(options: RunnerOptions = {}): Promise<ScenarioRunner> {
-    const stack = options.stack ?? (await createEmbeddedAgentStack({ ...(options.service ? { service: options.service } : {}), ...options.speech }));
+    const stack = options.stack ?? (await createEmbeddedAgentStack({ ...(options.service ? { service: options.service } : {}), ...options.speech, withService: true }));
     return new ScenarioRunner(stack, !options.stack, options);
   }
 
@@ -168,7 +173,7 @@ export class ScenarioRunner {
     const settings = scenario.caller.simulated;
     if (!settings) return undefined;
     const rate = scenario.line === 'phone' ? 8000 : 16000;
-    const client = this.stack.client;
+    const client = this.client;
     return {
       model: new CallerModel(settings, seed),
       maxTurns: settings.maxTurns,

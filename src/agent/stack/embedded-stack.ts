@@ -35,6 +35,11 @@ export interface EmbeddedStackOptions {
   /** Use this running service instead of starting one (e.g. a hosted account). */
   service?: { url: string; apiKey: string };
   /**
+   * Start the self-hosted speech service even when no `service` recogniser or synthesiser is chosen (the scenario
+   * runner speaks its callers through it). Off: it starts only when one is.
+   */
+  withService?: boolean;
+  /**
    * Audio idle gap that ends a live utterance on a `service` given here (the hosted protocol has no end-of-flush
    * event), ms. The service started here ends each utterance with its `utterance_end` event instead.
    */
@@ -60,9 +65,10 @@ export type TtsChoice = 'service' | 'local' | TextToSpeech;
 export const embeddedDefaults: Omit<EmbeddedStackOptions, 'stt'> = { mode: 'balanced', liveUtteranceIdleMs: 120, warmTts: false };
 
 export interface EmbeddedAgentStack extends AgentStack {
-  client: SpeechClient;
-  /** The service the agents talk to. */
-  serviceUrl: string;
+  /** The speech service's client; absent when no `service` provider is chosen (nothing of it runs). */
+  client: SpeechClient | undefined;
+  /** The service the agents talk to; absent when no `service` provider is chosen. */
+  serviceUrl: string | undefined;
   /** Replies that fell back from the live socket to HTTP `/v1/tts`. */
   readonly ttsFallbacks: number;
   /**
@@ -87,16 +93,22 @@ export async function createEmbeddedAgentStack(options: Partial<EmbeddedStackOpt
     import('../../engines/index.js'),
     import('../../service/index.js'),
   ]);
-  let embedded: EmbeddedService | undefined;
-  const service = o.service ?? (embedded = await startEmbeddedService({ logLevel: 'warn', warmUp: o.warmTts }));
-  const client = new SpeechClient({ baseUrl: service.url, apiKey: service.apiKey, live: { utteranceIdleMs: o.liveUtteranceIdleMs, utteranceEndEvents: embedded !== undefined } });
   const sttChoices: readonly SttChoice[] = Array.isArray(o.stt) ? o.stt : [o.stt as SttChoice];
   const ttsChoices: readonly TtsChoice[] = o.tts === undefined ? ['service'] : Array.isArray(o.tts) ? o.tts : [o.tts as TtsChoice];
+  const needsService = o.withService === true || sttChoices.includes('service') || ttsChoices.includes('service');
+  let embedded: EmbeddedService | undefined;
+  const service = needsService ? (o.service ?? (embedded = await startEmbeddedService({ logLevel: 'warn', warmUp: o.warmTts }))) : undefined;
+  const client = service && new SpeechClient({ baseUrl: service.url, apiKey: service.apiKey, live: { utteranceIdleMs: o.liveUtteranceIdleMs, utteranceEndEvents: embedded !== undefined } });
   const asr = sttChoices.includes('engine') ? new PocketSphinxEngine({ extraArguments: streamingAsrArguments }) : undefined;
   const flite = ttsChoices.includes('local') ? new FliteEngine() : undefined;
   let fallbacks = 0;
   const lives: LiveTextToSpeech[] = [];
   const perMode = new Map<AgentMode, { stt: SpeechToText; tts: TextToSpeech }>();
+  // Only asked for when a `service` provider is chosen, which started (or was given) the service.
+  const serviceClient = (): SpeechClient => {
+    if (!client) throw new Error('no speech service in this stack: choose a service provider or give withService');
+    return client;
+  };
   const enginesFor = (mode: AgentMode) => {
     const known = perMode.get(mode);
     if (known) return known;
@@ -108,7 +120,7 @@ export async function createEmbeddedAgentStack(options: Partial<EmbeddedStackOpt
       return named(
         new SegmentServiceSpeechToText(
           async (wav, signal, traceparent, hints) => {
-            const result = await client.transcribe(wav, { signal, traceparent, language: 'en', ...(hints ? { hints } : {}) });
+            const result = await serviceClient().transcribe(wav, { signal, traceparent, language: 'en', ...(hints ? { hints } : {}) });
             return { text: result.text, words: [], ...(result.expected !== undefined ? { expected: result.expected } : {}) };
           },
           { interimEveryMs: interimEveryMs > 0 ? Math.max(300, interimEveryMs) : 0 },
@@ -118,21 +130,23 @@ export async function createEmbeddedAgentStack(options: Partial<EmbeddedStackOpt
     };
     const stts = sttChoices.map(recogniser);
     const stt = stts.length === 1 ? stts[0]! : new FailoverSpeechToText(stts);
-    const live = new LiveTextToSpeech(client, { latency: settings.ttsLatency, referenceId: o.referenceId });
-    lives.push(live);
-    const http = new ChunkedTextToSpeech(async (text, signal, traceparent, rate) => {
-      const sampleRate = rate !== undefined && liveTtsSampleRates.includes(rate) ? rate : 16000;
-      const wav = await client
-        .tts({ text, format: 'wav', sample_rate: sampleRate, latency: settings.ttsLatency, reference_id: o.referenceId ?? null }, { signal, traceparent })
-        .collect();
-      const parsed = parseWav(wav);
-      return { samples: parsed.samples, sampleRate: parsed.sampleRate, words: [] };
-    });
-    const serviceTts = named(new FallbackTextToSpeech(live, http, () => fallbacks++), 'service');
+    const serviceTts = (): TextToSpeech => {
+      const live = new LiveTextToSpeech(serviceClient(), { latency: settings.ttsLatency, referenceId: o.referenceId });
+      lives.push(live);
+      const http = new ChunkedTextToSpeech(async (text, signal, traceparent, rate) => {
+        const sampleRate = rate !== undefined && liveTtsSampleRates.includes(rate) ? rate : 16000;
+        const wav = await serviceClient()
+          .tts({ text, format: 'wav', sample_rate: sampleRate, latency: settings.ttsLatency, reference_id: o.referenceId ?? null }, { signal, traceparent })
+          .collect();
+        const parsed = parseWav(wav);
+        return { samples: parsed.samples, sampleRate: parsed.sampleRate, words: [] };
+      });
+      return named(new FallbackTextToSpeech(live, http, () => fallbacks++), 'service');
+    };
     const synthesiser = (choice: TtsChoice): TextToSpeech => {
       if (typeof choice === 'object') return choice;
       if (choice === 'local' && flite) return named(new ChunkedTextToSpeech((text, signal) => flite.synthesize(text, { voice: 'slt' }, signal)), 'local');
-      return serviceTts;
+      return serviceTts();
     };
     const ttss = ttsChoices.map(synthesiser);
     const engines = { stt, tts: ttss.length === 1 ? ttss[0]! : new FailoverTextToSpeech(ttss) };
@@ -145,7 +159,7 @@ export async function createEmbeddedAgentStack(options: Partial<EmbeddedStackOpt
       flite?.warmUp(),
       new SileroVad().ready().then((vad) => vad.release()),
       // Under an unsampled trace: a warm-up is no call, and must not show up as a trace of its own.
-      o.warmTts ? client.tts({ text: 'Ready.', format: 'wav', sample_rate: 16000 }, { traceparent: unsampledTraceparent() }).collect() : undefined,
+      o.warmTts && client ? client.tts({ text: 'Ready.', format: 'wav', sample_rate: 16000 }, { traceparent: unsampledTraceparent() }).collect() : undefined,
     ]);
   } catch (error) {
     await asr?.shutdown();
@@ -154,7 +168,7 @@ export async function createEmbeddedAgentStack(options: Partial<EmbeddedStackOpt
   }
   return {
     client,
-    serviceUrl: service.url,
+    serviceUrl: service?.url,
     get ttsFallbacks() {
       return fallbacks;
     },

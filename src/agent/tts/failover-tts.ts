@@ -1,3 +1,4 @@
+import { frameDurationMs } from '../../audio/index.js';
 import { Observable, ReplaySubject, type Subscription } from 'rxjs';
 import type { SpeechPreparation, SpeechRequest, SpokenAudio, SynthesisCapabilities, TextToSpeech } from '../contracts.js';
 import { countFailover } from '../provider-metrics.js';
@@ -33,12 +34,17 @@ export class FailoverTextToSpeech implements TextToSpeech {
       const textSubscription = request.text$.subscribe(text$);
       let attempt: Subscription | undefined;
       let wordsGiven = 0;
+      let audioMs = 0;
       const start = (index: number, skipWords: number) => {
         const name = nameOf(this.providers[index]!, index);
+        // The next provider times its words from its own start: moved to where its audio goes in the reply.
+        const offsetMs = audioMs;
         attempt = this.providers[index]!.speak({ ...request, text$: skipWords > 0 ? afterWords(text$, skipWords) : text$ }).subscribe({
           next: (audio) => {
             wordsGiven += audio.words?.length ?? 0;
-            subscriber.next(audio.provider ? audio : { ...audio, provider: name });
+            audioMs += frameDurationMs(audio.frame);
+            const words = offsetMs > 0 && audio.words ? { words: audio.words.map((w) => ({ ...w, startMs: w.startMs + offsetMs, endMs: w.endMs + offsetMs })) } : {};
+            subscriber.next({ ...audio, ...words, provider: audio.provider ?? name });
           },
           complete: () => subscriber.complete(),
           error: (error: unknown) => {
