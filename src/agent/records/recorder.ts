@@ -1,5 +1,6 @@
 import type { Clock } from '../../pipeline/clock.js';
 import type { AgentEvent } from '../events.js';
+import type { CallRecording } from './call-audio.js';
 import type { CallEntry, CallRecordStore, TransportDescription } from './call-record.js';
 import { redactText, redactValue, type RedactionKind } from './redact.js';
 
@@ -9,6 +10,8 @@ export interface CallRecords {
   redact?: readonly RedactionKind[];
   /** Entries are written in batches at most this far apart, ms. */
   flushEveryMs?: number;
+  /** Records each call's audio as `<call id>.ogg` in this folder (`CallRecording`); absent: no audio. */
+  recordingsDir?: string;
   /** Told when a write fails; the call goes on. */
   onError?(error: unknown): void;
 }
@@ -27,6 +30,8 @@ export interface CallFacts {
   mode: string;
   transport: TransportDescription;
   clock: Clock;
+  /** The call's recording, ended at hang-up. */
+  audio?: CallRecording;
 }
 
 /** The entry an event adds to the record, if any, timed `atMs` from the call's start. */
@@ -112,6 +117,7 @@ export function recordCall(records: CallRecords, session: RecordedCall, facts: C
       flush();
       const end = { endedAt: new Date().toISOString(), endedBy: redactText(event.reason, kinds), durationMs: Math.round(event.summary.durationMs) };
       written = written.then(() => store.end(facts.id, end)).catch(fail);
+      void facts.audio?.end();
     }
   });
 }
