@@ -1,5 +1,6 @@
 /** Call audio: the caller and the agent as one stereo Ogg Opus file per call, on the call's clock. */
-import { mkdtemp, readdir, readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { mkdir, mkdtemp, readdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OggOpusDecoder } from 'ogg-opus-decoder';
@@ -7,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { createFrame, decodeOggOpus } from '../src/audio/index.js';
 import { CallRecording, SqliteCallStore } from '../src/agent/index.js';
 import { callerTrack } from './agent-doubles.js';
+import { callRecordsApi, openCallRecords } from '../src/cli/call-records.js';
 import { VirtualClock } from '../src/pipeline/index.js';
 import { virtualCall } from './agent-virtual-call.js';
 
@@ -89,5 +91,64 @@ describe('a call recording', () => {
     expect(loud(right)).toContain('1');
     expect(agreement(loud(right), loud(windows(track)))).toBeGreaterThanOrEqual(0.95);
     await store.close();
+  });
+});
+
+describe('recordings through the call records API', () => {
+  async function serve() {
+    const dir = await mkdtemp(join(tmpdir(), 'shoal-audio-api-'));
+    const store = new SqliteCallStore(dir);
+    const recordings = join(dir, 'recordings');
+    await mkdir(recordings);
+    const bytes = Uint8Array.from({ length: 1000 }, (_, i) => (i * 7) % 256);
+    await store.begin({ id: 'c1', traceId: 't', agent: 'a', mode: 'balanced', transport: { kind: 'file' }, startedAt: new Date().toISOString() });
+    await writeFile(join(recordings, 'c1.ogg'), bytes);
+    const api = callRecordsApi(store, 'secret', recordings);
+    const server = createServer((request, response) => {
+      if (!api(request, response)) response.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/api/calls`;
+    const get = (path: string, range?: string) => fetch(`${url}${path}`, { headers: { authorization: 'Bearer secret', ...(range ? { range } : {}) } });
+    return { get, url, bytes, close: async () => (await new Promise((resolve) => server.close(resolve)), await store.close()) };
+  }
+
+  it('serves a recording whole or by byte range, behind the token', async () => {
+    const { get, url, bytes, close } = await serve();
+    expect((await fetch(`${url}/c1/audio`)).status).toBe(401);
+    const whole = await get('/c1/audio');
+    expect([whole.status, whole.headers.get('content-type'), whole.headers.get('accept-ranges')]).toEqual([200, 'audio/ogg', 'bytes']);
+    expect(new Uint8Array(await whole.arrayBuffer())).toEqual(bytes);
+    for (const [range, start, end] of [['bytes=10-19', 10, 19], ['bytes=990-', 990, 999], ['bytes=-100', 900, 999], ['bytes=995-5000', 995, 999]] as const) {
+      const part = await get('/c1/audio', range);
+      expect([part.status, part.headers.get('content-range'), part.headers.get('content-length')]).toEqual([206, `bytes ${start}-${end}/1000`, String(end - start + 1)]);
+      expect(new Uint8Array(await part.arrayBuffer())).toEqual(bytes.subarray(start, end + 1));
+    }
+    for (const range of ['bytes=1000-', 'bytes=20-10', 'bytes=-0', 'lines=1-2', 'bytes=1-2,5-6']) {
+      const refused = await get('/c1/audio', range);
+      expect([range, refused.status, refused.headers.get('content-range')]).toEqual([range, 416, 'bytes */1000']);
+      expect((await refused.json()) as { message: string }).toMatchObject({ message: expect.stringContaining('bytes=0-999') });
+    }
+    expect(await (await get('/c1')).json()).toMatchObject({ id: 'c1', audio: '/api/calls/c1/audio' });
+    expect((await get('/nope/audio')).status).toBe(404);
+    expect((await get('/..%2Fcalls.sqlite/audio')).status).toBe(404);
+    expect((await get('/c1/other')).status).toBe(404);
+    await close();
+  });
+
+  it('are deleted with their records past --keep-calls', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'shoal-audio-keep-'));
+    const store = new SqliteCallStore(dataDir);
+    const old = new Date(Date.now() - 40 * 86_400_000);
+    await store.begin({ id: 'old', traceId: 't', agent: 'a', mode: 'balanced', transport: { kind: 'file' }, startedAt: old.toISOString() });
+    await store.begin({ id: 'new', traceId: 't', agent: 'a', mode: 'balanced', transport: { kind: 'file' }, startedAt: new Date().toISOString() });
+    await store.close();
+    await mkdir(join(dataDir, 'recordings'));
+    for (const id of ['old', 'new', 'orphan', 'being-written']) await writeFile(join(dataDir, 'recordings', `${id}.ogg`), 'OggS');
+    for (const id of ['old', 'new', 'orphan']) await utimes(join(dataDir, 'recordings', `${id}.ogg`), old, old);
+    const opened = (await openCallRecords({ dataDir, keepCalls: '30d', recordAudio: true }, (error) => { throw error; }))!;
+    expect(opened.records.recordingsDir).toBe(join(dataDir, 'recordings'));
+    expect((await readdir(join(dataDir, 'recordings'))).sort()).toEqual(['being-written.ogg', 'new.ogg']);
+    await opened.close();
   });
 });

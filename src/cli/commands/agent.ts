@@ -38,6 +38,7 @@ export function registerAgent(program: Command): void {
     .option('--data-dir <dir>', 'where call records are kept (SQLite)', '.shoal/agent')
     .option('--no-call-records', 'keep no record of calls (default: every call is recorded, see docs/call-records.md)')
     .option('--keep-calls <age>', 'delete call records older than this (30d, 12h, 90m); default: keep them')
+    .option('--record-audio', "record each call's audio: caller left, agent right, Ogg Opus in the data folder (docs/call-records.md; callers may need to consent)")
     .option('--redact <kinds>', 'mask digits, cards and/or emails (comma-separated) in stored transcripts and tool arguments')
     .option('--public-calls', 'on a non-loopback --host, take browser and carrier calls without an access token or stream key (on purpose: anyone who reaches the port can call)')
     .addHelpText('after', '\nProbes on the same port: GET /healthz (alive), GET /readyz (200 while taking calls, 503 when full or draining), GET /metrics (Prometheus).')
