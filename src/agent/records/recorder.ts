@@ -65,6 +65,25 @@ function entryOf(event: AgentEvent, atMs: number): CallEntry | undefined {
   }
 }
 
+/**
+ * When each turn began, for a turn's report: the last time the caller started speaking before the end of speech
+ * the reply answered (its start minus voice to voice), or the reply's start when it answered no speech.
+ */
+function turnStarts(): (event: AgentEvent, atMs: number) => number | undefined {
+  const speechStarts: number[] = [];
+  const replyStarts = new Map<number, number>();
+  return (event, atMs) => {
+    if (event.type === 'user-started-speaking') speechStarts.push(atMs);
+    if (event.type === 'agent-started-speaking') replyStarts.set(event.turn, atMs);
+    if (event.type !== 'turn-metrics') return undefined;
+    const replyStart = replyStarts.get(event.report.turn);
+    const voiceToVoice = event.report.metrics.voiceToVoiceMs;
+    if (replyStart === undefined || voiceToVoice === undefined || event.report.userText === '') return replyStart;
+    const speechEnd = replyStart - voiceToVoice;
+    return speechStarts.filter((start) => start <= speechEnd).at(-1) ?? replyStart;
+  };
+}
+
 function redactEntry(entry: CallEntry, kinds: readonly RedactionKind[]): CallEntry {
   if (kinds.length === 0) return entry;
   switch (entry.kind) {
@@ -105,9 +124,12 @@ export function recordCall(records: CallRecords, session: RecordedCall, facts: C
     pending = [];
     written = written.then(() => store.append(facts.id, batch)).catch(fail);
   };
+  const turnStart = turnStarts();
   session.events$.subscribe((event) => {
     const atMs = Math.round(facts.clock.now() - startedAtMs);
     const entry = entryOf(event, atMs);
+    const startedAt = turnStart(event, atMs);
+    if (entry?.kind === 'turn' && startedAt !== undefined) entry.startedAtMs = startedAt;
     if (entry) {
       pending.push(redactEntry(entry, kinds));
       timer ??= setTimeout(flush, flushEveryMs);
