@@ -79,6 +79,14 @@ describe('a call recording', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     const [id] = (await store.list({})).calls.map((call) => call.id);
     expect(await readdir(join(dir, 'recordings'))).toEqual([`${id}.ogg`]);
+    // Each answered turn says when the caller began the words it answers: where a click on it seeks the audio.
+    // (The caller's speech is known once voice activity detection has heard enough of it: up to 150 ms in.)
+    const starts = (await store.get(id!))!.entries.flatMap((entry) => (entry.kind === 'turn' && entry.userText !== '' ? [entry.startedAtMs ?? 0] : []));
+    expect(starts).toHaveLength(2);
+    expect(starts[0]! - 500).toBeGreaterThanOrEqual(0);
+    expect(starts[0]! - 500).toBeLessThanOrEqual(150);
+    expect(starts[1]! - 4000).toBeGreaterThanOrEqual(0);
+    expect(starts[1]! - 4000).toBeLessThanOrEqual(150);
     const { left, right } = await envelopes(await readFile(join(dir, 'recordings', `${id}.ogg`)));
     const windows = (samples: Int16Array) =>
       Array.from({ length: left.length }, (_, w) => {

@@ -14,9 +14,9 @@ export const audioDefaults = {
   writeEveryMs: 1000,
   /** A caller frame later than this after the previous one starts after a silence, ms. */
   callerGapMs: 250,
-  /** Opus for speech: 24 kb/s stereo, complexity 5 (a fraction of a core's percent per call). */
+  /** Opus for speech: 24 kb/s stereo, complexity 2. */
   bitrate: 24000,
-  complexity: 5,
+  complexity: 2,
 };
 
 /** A call's recording in the recordings' folder. */
