@@ -36,6 +36,7 @@ export { FailoverSpeechToText, defaults as failoverSttDefaults, type FailoverStt
 export { FailoverTextToSpeech } from './tts/failover-tts.js';
 export { TransferTargetError, TransferRefusedError, resolveTransfer, isPhoneNumber, isSipUri, type TransferPolicy, type AllowedTransfer } from './transfer-target.js';
 export { SqliteCallStore } from './records/sqlite-call-store.js';
+export { CallRecording, recordedTransport, recordingPath, audioDefaults, RECORDING_RATE } from './records/call-audio.js';
 export { recordCall, recordDefaults, type CallRecords, type CallFacts } from './records/recorder.js';
 export { redactText, redactValue, parseRedaction, redactionKinds, type RedactionKind } from './records/redact.js';
 export type { CallEntry, CallPage, CallQuery, CallRecord, CallRecordStore, CallSummary } from './records/call-record.js';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { logCall } from './call-log.js';
 import { recordCall } from './records/recorder.js';
+import { CallRecording, recordedTransport, recordingPath } from './records/call-audio.js';
 import type { Transport } from './contracts.js';
 import type { VoiceAgentOptions } from './options.js';
 import { resolveAgentOptions, type ResolvedAgentOptions } from './resolve-options.js';
@@ -21,11 +22,15 @@ export class VoiceAgent {
 
   /** Starts a call on `transport`. The session begins on the next microtask, so subscribe to `events$` first. */
   handle(transport: Transport, overrides: Partial<Pick<VoiceAgentOptions, 'clock'>> = {}): CallSession {
-    const session = new CallSession({ ...this.options, ...overrides } as ResolvedAgentOptions, transport);
+    const { records } = this.options;
+    const id = randomUUID();
+    const clock = overrides.clock ?? this.options.clock;
+    const audio = records?.recordingsDir ? new CallRecording(recordingPath(records.recordingsDir, id), clock, records.onError) : undefined;
+    const session = new CallSession({ ...this.options, ...overrides } as ResolvedAgentOptions, audio ? recordedTransport(transport, audio) : transport);
     if (this.options.logger) logCall(this.options.logger, session, { dialogue: this.options.dialogue.name, mode: this.options.mode });
-    if (this.options.records) {
-      const facts = { id: randomUUID(), agent: this.options.dialogue.name, mode: this.options.mode, transport: transport.describe?.() ?? { kind: 'unnamed' }, clock: overrides.clock ?? this.options.clock };
-      recordCall(this.options.records, session, facts);
+    if (records) {
+      const facts = { id, agent: this.options.dialogue.name, mode: this.options.mode, transport: transport.describe?.() ?? { kind: 'unnamed' }, clock, ...(audio ? { audio } : {}) };
+      recordCall(records, session, facts);
     }
     queueMicrotask(() => session.start());
     return session;

@@ -5,6 +5,8 @@ export interface OggOpusWriterOptions {
   preSkip: number;
   /** Rate of the audio before encoding, stored in OpusHead for information only. */
   inputSampleRate: number;
+  /** 1 (mono) or 2 (stereo: left, right; channel mapping family 0). */
+  channels: 1 | 2;
   /** Ogg logical stream serial number. */
   serial: number;
   vendor: string;
@@ -14,12 +16,13 @@ export interface OggOpusWriterOptions {
 
 export const defaults: Omit<OggOpusWriterOptions, 'preSkip' | 'serial'> = {
   inputSampleRate: 48000,
+  channels: 1,
   vendor: 'shoal',
   maxPacketsPerPage: 50,
 };
 
 /**
- * Muxes mono Opus packets into an Ogg Opus stream (RFC 7845): an OpusHead page (beginning of stream), an
+ * Muxes mono or stereo Opus packets into an Ogg Opus stream (RFC 7845): an OpusHead page (beginning of stream), an
  * OpusTags page, then audio pages whose granule positions count 48 kHz samples including the pre-skip.
  */
 export class OggOpusWriter {
@@ -37,12 +40,12 @@ export class OggOpusWriter {
   headers(): Uint8Array[] {
     if (this.started) return [];
     this.started = true;
-    const { serial, vendor, preSkip, inputSampleRate } = this.options;
+    const { serial, vendor, preSkip, inputSampleRate, channels } = this.options;
     const head = new Uint8Array(19);
     const headView = new DataView(head.buffer);
     head.set(ascii('OpusHead'), 0);
     head[8] = 1;
-    head[9] = 1;
+    head[9] = channels;
     headView.setUint16(10, preSkip, true);
     headView.setUint32(12, inputSampleRate, true);
     headView.setInt16(16, 0, true);

@@ -19,7 +19,14 @@ export interface OpusEncoderOptions {
   complexity: number;
   /** Most packets per Ogg page (a page is also closed at the end of every `write`, to keep latency low). */
   maxPacketsPerPage: number;
+  /** Rate of the PCM `write` takes: one of Opus' input rates. */
+  sampleRate: OpusInputRate;
+  /** 1, or 2 for stereo PCM written interleaved (left, right, left, ...). */
+  channels: 1 | 2;
 }
+
+/** The rates libopus encodes from without resampling. */
+export type OpusInputRate = 8000 | 12000 | 16000 | 24000 | 48000;
 
 const release = new FinalizationRegistry<OpusScript>((encoder) => encoder.delete());
 
@@ -28,16 +35,21 @@ export const defaults: OpusEncoderOptions = {
   frameMs: 20,
   complexity: 8,
   maxPacketsPerPage: 50,
+  sampleRate: OPUS_SAMPLE_RATE,
+  channels: 1,
 };
 
 /**
- * Streaming Ogg Opus encoder for 48 kHz mono 16-bit PCM. Each `write` returns the pages that became complete
+ * Streaming Ogg Opus encoder for 16-bit PCM (48 kHz mono unless told otherwise). Each `write` returns the pages that became complete
  * (the two header pages come with the first call), `end` pads the last frame and returns the end-of-stream page.
  */
 export class OggOpusStreamEncoder {
   private readonly encoder: OpusScript;
   private readonly writer: OggOpusWriter;
   private readonly frameSamples: number;
+  /** One frame's length in the Ogg granule's 48 kHz samples. */
+  private readonly granuleFrame: number;
+  private readonly channels: number;
   private readonly pending: Int16Array;
   private pendingLength = 0;
   private totalSamples = 0;
@@ -46,14 +58,16 @@ export class OggOpusStreamEncoder {
 
   constructor(options: Partial<OpusEncoderOptions> = {}) {
     const settings = { ...defaults, ...options };
-    this.frameSamples = (OPUS_SAMPLE_RATE * settings.frameMs) / 1000;
-    this.pending = new Int16Array(this.frameSamples);
-    this.encoder = new OpusScript(OPUS_SAMPLE_RATE, 1, OpusScript.Application.AUDIO);
+    this.frameSamples = (settings.sampleRate * settings.frameMs) / 1000;
+    this.granuleFrame = (OPUS_SAMPLE_RATE * settings.frameMs) / 1000;
+    this.channels = settings.channels;
+    this.pending = new Int16Array(this.frameSamples * this.channels);
+    this.encoder = new OpusScript(settings.sampleRate, settings.channels, OpusScript.Application.AUDIO);
     try {
       this.encoder.setBitrate(settings.bitrate);
       this.encoder.encoderCTL(OPUS_SET_COMPLEXITY, settings.complexity);
       this.encoder.encoderCTL(OPUS_SET_SIGNAL, OPUS_SIGNAL_VOICE);
-      this.preSkip = this.lookahead();
+      this.preSkip = (this.lookahead() * OPUS_SAMPLE_RATE) / settings.sampleRate;
     } catch (error) {
       this.encoder.delete();
       throw error;
@@ -61,41 +75,48 @@ export class OggOpusStreamEncoder {
     release.register(this, this.encoder, this);
     this.writer = new OggOpusWriter({
       preSkip: this.preSkip,
-      inputSampleRate: OPUS_SAMPLE_RATE,
+      inputSampleRate: settings.sampleRate,
+      channels: settings.channels,
       maxPacketsPerPage: settings.maxPacketsPerPage,
     });
   }
 
+  /** Stereo PCM is interleaved and holds whole sample pairs. */
   write(pcm: Int16Array): Uint8Array[] {
     this.assertOpen();
-    this.totalSamples += pcm.length;
+    if (pcm.length % this.channels !== 0) throw new RangeError(`stereo PCM holds sample pairs: ${pcm.length} values is not one`);
+    const frameValues = this.frameSamples * this.channels;
+    this.totalSamples += pcm.length / this.channels;
     const packets: Uint8Array[] = [];
     let offset = 0;
     while (offset < pcm.length) {
-      const take = Math.min(this.frameSamples - this.pendingLength, pcm.length - offset);
+      const take = Math.min(frameValues - this.pendingLength, pcm.length - offset);
       this.pending.set(pcm.subarray(offset, offset + take), this.pendingLength);
       this.pendingLength += take;
       offset += take;
-      if (this.pendingLength === this.frameSamples) {
+      if (this.pendingLength === frameValues) {
         packets.push(this.encodeFrame(this.pending));
         this.pendingLength = 0;
       }
     }
-    return packets.length > 0 ? this.writer.pages(packets, this.frameSamples) : this.writer.headers();
+    return packets.length > 0 ? this.writer.pages(packets, this.granuleFrame) : this.writer.headers();
   }
 
   /** Encodes what is left plus enough silence to cover the encoder's lookahead, and closes the stream. */
   end(): Uint8Array[] {
     this.assertOpen();
     const packets: Uint8Array[] = [];
-    const encodedSamples = this.totalSamples - this.pendingLength;
-    const framesNeeded = Math.ceil((this.totalSamples + this.preSkip) / this.frameSamples) - encodedSamples / this.frameSamples;
+    // In the granule's 48 kHz samples, which is what the pre-skip counts.
+    const scale = this.granuleFrame / this.frameSamples;
+    const total = this.totalSamples * scale;
+    const encoded = (this.totalSamples - this.pendingLength / this.channels) * scale;
+    const framesNeeded = Math.ceil((total + this.preSkip) / this.granuleFrame) - encoded / this.granuleFrame;
     for (let i = 0; i < framesNeeded; i++) {
       this.pending.fill(0, this.pendingLength);
       packets.push(this.encodeFrame(this.pending));
       this.pendingLength = 0;
     }
-    const pages = this.writer.end(packets, this.frameSamples, this.totalSamples);
+    const pages = this.writer.end(packets, this.granuleFrame, total);
     this.close();
     return pages;
   }

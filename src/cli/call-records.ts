@@ -1,6 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { readdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { defaultDataDir } from './records-options.js';
+import { sendRecording } from './recording-response.js';
 import { parseRedaction, SqliteCallStore, type CallQuery, type CallRecords, type CallRecordStore } from '../agent/index.js';
 
 export const recordsDefaults = {
@@ -9,6 +12,8 @@ export const recordsDefaults = {
   retentionEveryMs: 60 * 60 * 1000,
   /** A fleet's instance runs retention when no other has for the period less this, ms. */
   retentionSlackMs: 60 * 1000,
+  /** A recording untouched this long whose record is gone is deleted, ms. */
+  recordingSettledMs: 60_000,
 };
 
 /** The `shoal agent` / `shoal talk` options of call records. */
@@ -23,7 +28,12 @@ export interface RecordsCommandOptions {
   keepCalls?: string;
   /** `--redact digits,cards,emails`. */
   redact?: string;
+  /** `--record-audio`: each call's audio in `<data dir>/recordings`. */
+  recordAudio?: boolean;
 }
+
+/** Where `--record-audio` puts the calls' audio: `<data dir>/recordings/<call id>.ogg`. */
+export const recordingsDir = (dataDir: string) => join(dataDir, 'recordings');
 
 /** `30d`, `12h`, `90m`, `3600s` in ms; a RangeError saying the form otherwise. */
 export function parseAge(value: string): number {
@@ -36,6 +46,8 @@ export function parseAge(value: string): number {
 export interface OpenedRecords {
   records: CallRecords;
   store: CallRecordStore;
+  /** The folder of the calls' audio. */
+  recordings: string;
   close(): Promise<void>;
 }
 
@@ -55,25 +67,49 @@ export async function openCallRecords(options: RecordsCommandOptions, onError: (
   if (options.callRecords === false) return undefined;
   const redact = options.redact ? parseRedaction(options.redact) : [];
   const keepMs = options.keepCalls ? parseAge(options.keepCalls) : undefined;
+  const dataDir = options.dataDir ?? recordsDefaults.dataDir;
   const store = await openCallStore(options, onError);
   const sweep = async () => {
     if (keepMs === undefined) return;
     // A little under the period, so that this instance's own next turn is not refused by its last one.
-    if (store.claimSweep && !(await store.claimSweep(recordsDefaults.retentionEveryMs - recordsDefaults.retentionSlackMs))) return;
-    await store.deleteBefore(new Date(Date.now() - keepMs).toISOString());
+    const claimed = !store.claimSweep || (await store.claimSweep(recordsDefaults.retentionEveryMs - recordsDefaults.retentionSlackMs));
+    if (claimed) await store.deleteBefore(new Date(Date.now() - keepMs).toISOString());
+    // Recordings are on this instance's disk: each instance deletes its own whose record is gone.
+    await deleteOrphanRecordings(store, recordingsDir(dataDir));
   };
   await sweep().catch(onError);
   const timer = keepMs === undefined ? undefined : setInterval(() => void sweep().catch(onError), recordsDefaults.retentionEveryMs).unref();
   const inFlight = new Set<Promise<void>>();
   return {
-    records: { store, redact, onError, inFlight },
+    records: { store, redact, onError, inFlight, ...(options.recordAudio ? { recordingsDir: recordingsDir(dataDir) } : {}) },
     store,
+    recordings: recordingsDir(dataDir),
     close: async () => {
       if (timer) clearInterval(timer);
       while (inFlight.size > 0) await Promise.all(inFlight);
       await store.close();
     },
   };
+}
+
+/** Deletes the recordings whose record is gone (past `--keep-calls`), leaving those still being written. */
+async function deleteOrphanRecordings(store: CallRecordStore, folder: string): Promise<void> {
+  const names = await readdir(folder).catch(() => [] as string[]);
+  const settledBefore = Date.now() - recordsDefaults.recordingSettledMs;
+  for (const name of names.filter((file) => file.endsWith('.ogg'))) {
+    const path = join(folder, name);
+    const { mtimeMs } = await stat(path);
+    if (mtimeMs < settledBefore && !(await store.get(name.slice(0, -'.ogg'.length)))) await rm(path, { force: true });
+  }
+}
+
+/** A path segment decoded, or as it is when it is not valid percent-encoding. */
+function decoded(piece: string): string {
+  try {
+    return decodeURIComponent(piece);
+  } catch {
+    return piece;
+  }
 }
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
@@ -116,10 +152,11 @@ export function queryOf(params: URLSearchParams): CallQuery {
 
 /**
  * `GET /api/calls` (filters: since, until, from, to, ended_by, q, slow_ms, failed_tools, limit, before) and
- * `GET /api/calls/{id}`, behind the agent's access token on every address: without a token configured the API
+ * `GET /api/calls/{id}` (with `audio`, the recording's address, when the call was recorded) and
+ * `GET /api/calls/{id}/audio` (the recording, with byte ranges), behind the agent's access token on every address: without a token configured the API
  * answers 403, with a wrong or missing one 401.
  */
-export function callRecordsApi(store: CallRecordStore, accessToken: string | undefined) {
+export function callRecordsApi(store: CallRecordStore, accessToken: string | undefined, recordings?: string) {
   return (request: IncomingMessage, response: ServerResponse): boolean => {
     const url = new URL(request.url ?? '/', 'http://localhost');
     if (url.pathname !== '/api/calls' && !url.pathname.startsWith('/api/calls/')) return false;
@@ -136,13 +173,25 @@ export function callRecordsApi(store: CallRecordStore, accessToken: string | und
       send(response, 405, { status: 405, message: 'call records are read-only: use GET' });
       return true;
     }
-    const id = url.pathname.slice('/api/calls/'.length);
-    const answer = id
-      ? store.get(decodeURIComponent(id)).then((record) => (record ? send(response, 200, record) : send(response, 404, { status: 404, message: `no call ${id}` })))
-      : Promise.resolve()
-          .then(() => queryOf(url.searchParams))
-          .then((query) => store.list(query))
-          .then((page) => send(response, 200, page));
+    const [id, part, ...rest] = url.pathname.slice('/api/calls/'.length).split('/').map(decoded);
+    const recording = id && recordings ? join(recordings, `${id}.ogg`) : undefined;
+    let answer: Promise<unknown>;
+    if (part === 'audio' && rest.length === 0 && recording && !/[\\/]|^\.\.?$/.test(id!)) {
+      answer = sendRecording(request, response, recording).then((sent) => sent || send(response, 404, { status: 404, message: `no recording of call ${id} (calls are recorded with --record-audio)` }));
+    } else if (part !== undefined) {
+      answer = Promise.resolve(send(response, 404, { status: 404, message: `no such path: ${url.pathname}; try /api/calls/{id} or /api/calls/{id}/audio` }));
+    } else if (id) {
+      answer = store.get(id).then(async (record) => {
+        if (!record) return send(response, 404, { status: 404, message: `no call ${id}` });
+        const recorded = recording !== undefined && (await stat(recording).then((info) => info.isFile(), () => false));
+        send(response, 200, recorded ? { ...record, audio: `/api/calls/${encodeURIComponent(id)}/audio` } : record);
+      });
+    } else {
+      answer = Promise.resolve()
+        .then(() => queryOf(url.searchParams))
+        .then((query) => store.list(query))
+        .then((page) => send(response, 200, page));
+    }
     answer.catch((error: unknown) => {
       const bad = error instanceof RangeError;
       send(response, bad ? 400 : 500, { status: bad ? 400 : 500, message: bad ? error.message : 'could not read the call records' });

@@ -15,5 +15,6 @@ export function addRecordsOptions(command: Command, { fleet }: { fleet: boolean 
   return command
     .option('--database <url>', 'keep call records in this PostgreSQL (postgres://…) instead of --data-dir: agent instances given one URL share one history')
     .option('--keep-calls <age>', 'delete call records older than this (30d, 12h, 90m); default: keep them')
-    .option('--redact <kinds>', 'mask digits, cards and/or emails (comma-separated) in stored transcripts and tool arguments');
+    .option('--redact <kinds>', 'mask digits, cards and/or emails (comma-separated) in stored transcripts and tool arguments')
+    .option('--record-audio', "record each call's audio: caller left, agent right, Ogg Opus in the data folder (docs/call-records.md; callers may need to consent)");
 }

@@ -167,7 +167,7 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
       host: options.host,
       port: options.port,
       agents: source.listing,
-      routes: [...phone.routes, ...(records ? [callRecordsApi(records.store, accessToken)] : [])],
+      routes: [...phone.routes, ...(records ? [callRecordsApi(records.store, accessToken, records.recordings)] : [])],
       guard: { allowedOrigins: options.allowOrigin ?? [], accessToken },
       streamTokens: phone.tokens,
       streamAccessKey: phone.accessKey,

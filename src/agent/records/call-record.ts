@@ -5,7 +5,17 @@ export type { TransportDescription };
 
 /** One thing that happened in a call, in order, timed from the call's start. */
 export type CallEntry =
-  | { kind: 'turn'; atMs: number; turn: number; userText: string; agentText: string; interrupted: boolean; metrics: TurnMetrics }
+  | {
+      kind: 'turn';
+      atMs: number;
+      /** When the turn began: the caller started the words it answers (the agent started speaking, for a greeting). */
+      startedAtMs?: number;
+      turn: number;
+      userText: string;
+      agentText: string;
+      interrupted: boolean;
+      metrics: TurnMetrics;
+    }
   | { kind: 'tool'; atMs: number; turn?: number; name: string; arguments: unknown; result?: unknown; error?: string }
   | { kind: 'interrupted'; atMs: number; turn: number; playedText: string }
   | { kind: 'keypad'; atMs: number; digits: string }

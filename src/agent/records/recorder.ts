@@ -1,5 +1,6 @@
 import type { Clock } from '../../pipeline/clock.js';
 import type { AgentEvent } from '../events.js';
+import type { CallRecording } from './call-audio.js';
 import type { CallEntry, CallRecordStore, TransportDescription } from './call-record.js';
 import { redactText, redactValue, type RedactionKind } from './redact.js';
 
@@ -9,6 +10,8 @@ export interface CallRecords {
   redact?: readonly RedactionKind[];
   /** Entries are written in batches at most this far apart, ms. */
   flushEveryMs?: number;
+  /** Records each call's audio as `<call id>.ogg` in this folder (`CallRecording`); absent: no audio. */
+  recordingsDir?: string;
   /** Told when a write fails; the call goes on. */
   onError?(error: unknown): void;
   /** Writes not done yet, of every call kept with these records: wait for them before closing the store. */
@@ -29,6 +32,8 @@ export interface CallFacts {
   mode: string;
   transport: TransportDescription;
   clock: Clock;
+  /** The call's recording, ended at hang-up. */
+  audio?: CallRecording;
 }
 
 /** The entry an event adds to the record, if any, timed `atMs` from the call's start. */
@@ -60,6 +65,25 @@ function entryOf(event: AgentEvent, atMs: number): CallEntry | undefined {
     default:
       return undefined;
   }
+}
+
+/**
+ * When each turn began, for a turn's report: the last time the caller started speaking before the end of speech
+ * the reply answered (its start minus voice to voice), or the reply's start when it answered no speech.
+ */
+function turnStarts(): (event: AgentEvent, atMs: number) => number | undefined {
+  const speechStarts: number[] = [];
+  const replyStarts = new Map<number, number>();
+  return (event, atMs) => {
+    if (event.type === 'user-started-speaking') speechStarts.push(atMs);
+    if (event.type === 'agent-started-speaking') replyStarts.set(event.turn, atMs);
+    if (event.type !== 'turn-metrics') return undefined;
+    const replyStart = replyStarts.get(event.report.turn);
+    const voiceToVoice = event.report.metrics.voiceToVoiceMs;
+    if (replyStart === undefined || voiceToVoice === undefined || event.report.userText === '') return replyStart;
+    const speechEnd = replyStart - voiceToVoice;
+    return speechStarts.filter((start) => start <= speechEnd).at(-1) ?? replyStart;
+  };
 }
 
 function redactEntry(entry: CallEntry, kinds: readonly RedactionKind[]): CallEntry {
@@ -107,9 +131,12 @@ export function recordCall(records: CallRecords, session: RecordedCall, facts: C
     pending = [];
     write(() => store.append(facts.id, batch));
   };
+  const turnStart = turnStarts();
   session.events$.subscribe((event) => {
     const atMs = Math.round(facts.clock.now() - startedAtMs);
     const entry = entryOf(event, atMs);
+    const startedAt = turnStart(event, atMs);
+    if (entry?.kind === 'turn' && startedAt !== undefined) entry.startedAtMs = startedAt;
     if (entry) {
       pending.push(redactEntry(entry, kinds));
       timer ??= setTimeout(flush, flushEveryMs);
@@ -119,6 +146,7 @@ export function recordCall(records: CallRecords, session: RecordedCall, facts: C
       flush();
       const end = { endedAt: new Date().toISOString(), endedBy: redactText(event.reason, kinds), durationMs: Math.round(event.summary.durationMs) };
       write(() => store.end(facts.id, end));
+      void facts.audio?.end();
     }
   });
 }

@@ -76,6 +76,10 @@ export async function buildDemoPage(webRoot = findWebRoot()): Promise<Map<string
   for (const [name, body] of scripts) assets.set(`/${name}`, { body, contentType: 'text/javascript; charset=utf-8' });
   assets.set('/', { body: await readFile(join(webRoot, 'index.html'), 'utf8'), contentType: 'text/html; charset=utf-8' });
   assets.set('/styles.css', { body: await readFile(join(webRoot, 'styles.css'), 'utf8'), contentType: 'text/css; charset=utf-8' });
+  // The call records page (docs/call-records.md): plain files, its data behind the access token.
+  assets.set('/calls', { body: await readFile(join(webRoot, 'calls.html'), 'utf8'), contentType: 'text/html; charset=utf-8' });
+  assets.set('/calls.js', { body: await readFile(join(webRoot, 'calls.js'), 'utf8'), contentType: 'text/javascript; charset=utf-8' });
+  assets.set('/calls.css', { body: await readFile(join(webRoot, 'calls.css'), 'utf8'), contentType: 'text/css; charset=utf-8' });
   return assets;
 }
 
