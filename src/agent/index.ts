@@ -36,6 +36,8 @@ export { FailoverSpeechToText, defaults as failoverSttDefaults, type FailoverStt
 export { FailoverTextToSpeech } from './tts/failover-tts.js';
 export { TransferTargetError, TransferRefusedError, resolveTransfer, isPhoneNumber, isSipUri, type TransferPolicy, type AllowedTransfer } from './transfer-target.js';
 export { SqliteCallStore } from './records/sqlite-call-store.js';
+export { CallSpool, spoolFileName, type CallWrite } from './records/call-spool.js';
+export { CallWriteQueue, writeQueueDefaults, type RecordsLog, type WriteQueueOptions } from './records/call-write-queue.js';
 export { recordCall, recordDefaults, type CallRecords, type CallFacts } from './records/recorder.js';
 export { redactText, redactValue, parseRedaction, redactionKinds, type RedactionKind } from './records/redact.js';
-export type { CallEntry, CallPage, CallQuery, CallRecord, CallRecordStore, CallSummary } from './records/call-record.js';
+export type { CallEnd, CallEntry, CallPage, CallQuery, CallRecord, CallRecordStore, CallSummary } from './records/call-record.js';

@@ -52,7 +52,7 @@ export async function runTalk(options: TalkCommandOptions): Promise<void> {
   // (8 kHz calls too).
   const speech = speechChoice(options);
   const logger = createLogger({ level: options.logLevel ?? 'warn' });
-  const records = await openCallRecords(options, (error) => logger.warn({ err: error }, 'call record not written'));
+  const records = await openCallRecords(options, (error) => logger.warn({ err: error }, 'call record not written'), { log: logger });
   const stack = await createEmbeddedAgentStack({ mode: options.mode, stt: speech.stt, tts: speech.tts });
   try {
     const agent = stack.agentFor(dialogue, { logger, ...(records ? { records: records.records } : {}) });
