@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Subject } from 'rxjs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { systemClock } from '../src/pipeline/index.js';
 import { CallSpool, CallWriteQueue, recordCall, SqliteCallStore, type AgentEvent, type CallEntry, type CallRecordStore } from '../src/agent/index.js';
 
 /** The SQLite store, whose writes throw while `down` (as a locked or full file does). */
@@ -44,7 +45,7 @@ async function setUp(queueOptions: { maxQueued?: number; closeWaitMs?: number } 
   const writes = new CallWriteQueue(failing.store, { ...queueOptions, spool, log: { warn: (_details, message) => warnings.push(message) } });
   const call = (id: string) => {
     const events$ = new Subject<AgentEvent>();
-    recordCall({ store: failing.store, writes, flushEveryMs: 10 }, { events$, traceId: `trace-${id}` }, { id, agent: 'a', mode: 'balanced', transport: { kind: 'file' }, clock: { now: () => Date.now() } });
+    recordCall({ store: failing.store, writes, flushEveryMs: 10 }, { events$, traceId: `trace-${id}` }, { id, agent: 'a', mode: 'balanced', transport: { kind: 'file' }, clock: systemClock });
     return events$;
   };
   return { dir, failing, spool, writes, warnings, call };

@@ -8,6 +8,7 @@ import { Subject } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { recordCall, type AgentEvent } from '../src/agent/index.js';
 import { PgCallStore } from '../src/agent/records/pg-call-store.js';
+import { systemClock } from '../src/pipeline/index.js';
 import { openCallRecords } from '../src/cli/call-records.js';
 import { startPgCluster, type PgCluster } from './pg-cluster.js';
 
@@ -33,7 +34,7 @@ async function open(database: string, dataDir: string, warnings: string[]) {
 
 function call(records: Awaited<ReturnType<typeof open>>['records'], id: string) {
   const events$ = new Subject<AgentEvent>();
-  recordCall({ ...records, flushEveryMs: 10 }, { events$, traceId: `trace-${id}` }, { id, agent: 'a', mode: 'balanced', transport: { kind: 'phone', carrier: 'twilio' }, clock: { now: () => performance.now() } });
+  recordCall({ ...records, flushEveryMs: 10 }, { events$, traceId: `trace-${id}` }, { id, agent: 'a', mode: 'balanced', transport: { kind: 'phone', carrier: 'twilio' }, clock: systemClock });
   return events$;
 }
 
