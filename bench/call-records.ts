@@ -16,7 +16,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Subject } from 'rxjs';
-import { recordCall, SqliteCallStore, VoiceAgent, type AgentEvent, type CallEntry, type CallRecordStore, type CallRecords } from '../src/agent/index.js';
+import { CallWriteQueue, recordCall, SqliteCallStore, VoiceAgent, type AgentEvent, type CallEntry, type CallRecordStore, type CallRecords } from '../src/agent/index.js';
 import { PgCallStore } from '../src/agent/records/pg-call-store.js';
 import { systemClock } from '../src/pipeline/index.js';
 import { FileTransport } from '../src/transports/file/file-transport.js';
@@ -102,7 +102,7 @@ async function calls(records: CallRecords | undefined) {
       return agent.handle(transport).summary;
     }),
   );
-  while (records?.inFlight?.size) await Promise.all(records.inFlight);
+  await records?.writes?.settled();
   const used = process.cpuUsage(cpu);
   const callSeconds = summaries.reduce((sum, summary) => sum + summary.durationMs / 1000, 0);
   const turns = summaries.flatMap((summary) => summary.turns.filter((turn) => turn.userText));
@@ -142,7 +142,7 @@ async function main() {
       ['postgres', await PgCallStore.open(await cluster.createDatabase())],
     ];
     for (const [name, store] of stores) {
-      result.calls[name] = await calls({ store, inFlight: new Set(), onError: (error) => console.error(error) });
+      result.calls[name] = await calls({ store, writes: new CallWriteQueue(store, { log: { warn: (details, message) => console.error(message, details) } }) });
       await store.close();
     }
     result.calls['off_again'] = await calls(undefined);

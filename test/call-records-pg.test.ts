@@ -108,7 +108,7 @@ describe('call records in PostgreSQL', () => {
         const facts = { id: 'killed-call', agent: 'a', mode: 'balanced', transport: { kind: 'phone', carrier: 'twilio' }, clock: { now: () => performance.now() } };
         recordCall({ ...opened.records, flushEveryMs: 10 }, { events$, traceId: 'trace-1' }, facts);
         emit({ type: 'turn-metrics', report: { turn: 1, userText: 'hello', agentText: 'hi there', interrupted: false, metrics: { interrupted: false } } });
-        setInterval(() => opened.records.inFlight.size === 0 && process.kill(process.pid, 'SIGKILL'), 20);
+        setInterval(() => opened.records.writes.queued === 0 && process.kill(process.pid, 'SIGKILL'), 20);
       }`,
     );
     const instance = (how: 'whole' | 'killed') =>

@@ -4,7 +4,18 @@ import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { defaultDataDir } from './records-options.js';
 import { sendRecording } from './recording-response.js';
-import { parseRedaction, SqliteCallStore, type CallQuery, type CallRecords, type CallRecordStore } from '../agent/index.js';
+import {
+  CallSpool,
+  CallWriteQueue,
+  parseRedaction,
+  spoolFileName,
+  SqliteCallStore,
+  type CallQuery,
+  type CallRecords,
+  type CallRecordStore,
+  type RecordsLog,
+  type WriteQueueOptions,
+} from '../agent/index.js';
 
 export const recordsDefaults = {
   dataDir: defaultDataDir,
@@ -59,16 +70,27 @@ export async function openCallStore(options: Pick<RecordsCommandOptions, 'dataDi
   return PgCallStore.open(options.database, onError ? { onError } : {});
 }
 
+export interface RecordsWriting {
+  /** Told when writes start failing and when they recover (the agent's pino logger). */
+  log?: RecordsLog;
+  queue?: Omit<WriteQueueOptions, 'spool' | 'log'>;
+}
+
 /**
- * Opens the call records of `--database` or `--data-dir` (undefined with `--no-call-records`), deleting what
- * `--keep-calls` says is too old at start and hourly; on a shared database, one instance of the fleet does it.
+ * Opens the call records of `--database` or `--data-dir` (undefined with `--no-call-records`), writing first what
+ * a previous run left in the spool (`calls-spool.jsonl` in the data folder), and deleting what `--keep-calls`
+ * says is too old at start and hourly; on a shared database, one instance of the fleet does it.
  */
-export async function openCallRecords(options: RecordsCommandOptions, onError: (error: unknown) => void): Promise<OpenedRecords | undefined> {
+export async function openCallRecords(options: RecordsCommandOptions, onError: (error: unknown) => void, writing: RecordsWriting = {}): Promise<OpenedRecords | undefined> {
   if (options.callRecords === false) return undefined;
   const redact = options.redact ? parseRedaction(options.redact) : [];
   const keepMs = options.keepCalls ? parseAge(options.keepCalls) : undefined;
   const dataDir = options.dataDir ?? recordsDefaults.dataDir;
   const store = await openCallStore(options, onError);
+  const log = writing.log ?? { warn: (details, message) => onError(new Error(`${message} ${JSON.stringify(details)}`)) };
+  const spool = new CallSpool(join(options.dataDir ?? recordsDefaults.dataDir, spoolFileName));
+  const replay = await spool.replay(store).catch((error: unknown) => (onError(error), undefined));
+  if (replay && replay.replayed + replay.kept + replay.unreadable > 0) log.warn({ ...replay, spool: spool.path }, 'call records: the spool of the last run written to the store');
   const sweep = async () => {
     if (keepMs === undefined) return;
     // A little under the period, so that this instance's own next turn is not refused by its last one.
@@ -79,14 +101,14 @@ export async function openCallRecords(options: RecordsCommandOptions, onError: (
   };
   await sweep().catch(onError);
   const timer = keepMs === undefined ? undefined : setInterval(() => void sweep().catch(onError), recordsDefaults.retentionEveryMs).unref();
-  const inFlight = new Set<Promise<void>>();
+  const writes = new CallWriteQueue(store, { ...writing.queue, spool, log });
   return {
-    records: { store, redact, onError, inFlight, ...(options.recordAudio ? { recordingsDir: recordingsDir(dataDir) } : {}) },
+    records: { store, redact, writes, onError, ...(options.recordAudio ? { recordingsDir: recordingsDir(dataDir) } : {}) },
     store,
     recordings: recordingsDir(dataDir),
     close: async () => {
       if (timer) clearInterval(timer);
-      while (inFlight.size > 0) await Promise.all(inFlight);
+      await writes.close();
       await store.close();
     },
   };

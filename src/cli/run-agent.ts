@@ -117,7 +117,7 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
   const transfers = transferPolicy(options);
   const source = await dialogueSource(options, transfers);
   const logger = hooks.logger ?? createLogger({ level: 'silent' });
-  const records = await openCallRecords(options, (error) => logger.warn({ err: error }, 'call record not written'));
+  const records = await openCallRecords(options, (error) => logger.warn({ err: error }, 'call record not written'), { log: logger });
   const speech = speechChoice(options);
   await speech.checkKeys(warnLine);
   const admission = new CallAdmission({ maxCalls: options.maxCalls, engines: callEngines(options, speech) });

@@ -75,7 +75,9 @@ export async function runLiveKitCommand(options: LiveKitCommandOptions): Promise
   const speech = speechChoice(options);
   await speech.checkKeys(warnLine);
   const service = speech.usesService ? await speechService({ serviceUrl: options.serviceUrl, apiKey: serviceKey }) : undefined;
-  const records = await openCallRecords(options, (error) => print(`call record not written: ${error instanceof Error ? error.message : String(error)}`));
+  const records = await openCallRecords(options, (error) => print(`call record not written: ${error instanceof Error ? error.message : String(error)}`), {
+    log: { warn: (details, message) => print(`${message} ${JSON.stringify(details)}`) },
+  });
   const stack = await createEmbeddedAgentStack({ mode: options.mode, ...(service ? { service: { url: service.url, apiKey: service.apiKey } } : {}), stt: speech.stt, tts: speech.tts });
   print(speech.describe(options.serviceUrl));
   const admission = new CallAdmission({ maxCalls: options.maxCalls, engines: callEngines(options, speech) });

@@ -65,7 +65,7 @@ async function talk(options: TalkCommandOptions, caller: Awaited<ReturnType<type
   const speech = speechChoice(options);
   await speech.checkKeys(warnLine);
   const logger = createLogger({ level: options.logLevel ?? 'warn' });
-  const records = await openCallRecords(options, (error) => logger.warn({ err: error }, 'call record not written'));
+  const records = await openCallRecords(options, (error) => logger.warn({ err: error }, 'call record not written'), { log: logger });
   const stack = await createEmbeddedAgentStack({ mode: options.mode, stt: speech.stt, tts: speech.tts });
   try {
     const agent = stack.agentFor(dialogue, { logger, ...(records ? { records: records.records } : {}) });

@@ -71,11 +71,22 @@ export interface CallPage {
   next?: string;
 }
 
-/** Where call records are kept. Writes never throw into a call: a failing store is logged and the call goes on. */
+export interface CallEnd {
+  endedAt: string;
+  endedBy: string;
+  durationMs: number;
+}
+
+/**
+ * Where call records are kept. Writes are idempotent, so a write retried after a failure (or replayed from the
+ * spool) never adds twice: a call row already there is kept, and a batch whose entries (`firstSeq` on) are already
+ * there adds nothing. Calls never wait on them (see `CallWriteQueue`).
+ */
 export interface CallRecordStore {
   begin(record: Omit<CallRecord, 'entries' | 'finished'>): Promise<void>;
-  append(callId: string, entries: readonly CallEntry[]): Promise<void>;
-  end(callId: string, end: { endedAt: string; endedBy: string; durationMs: number }): Promise<void>;
+  /** `firstSeq`: the call's number of the batch's first entry (by default, after those kept). */
+  append(callId: string, entries: readonly CallEntry[], firstSeq?: number): Promise<void>;
+  end(callId: string, end: CallEnd): Promise<void>;
   get(callId: string): Promise<CallRecord | undefined>;
   list(query: CallQuery): Promise<CallPage>;
   /** Deletes calls started before `before` (ISO time); the count. */

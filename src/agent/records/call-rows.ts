@@ -55,7 +55,8 @@ export function recordOf(row: CallRow, entries: readonly string[]): CallRecord {
 export function beginStatement(record: Omit<CallRecord, 'entries' | 'finished'>): Statement {
   return {
     sql: `INSERT INTO calls (id, trace_id, agent, mode, transport, caller_from, caller_to, started_at)
-          VALUES (@id, @traceId, @agent, @mode, @transport, @from, @to, @startedAt)`,
+          VALUES (@id, @traceId, @agent, @mode, @transport, @from, @to, @startedAt)
+          ON CONFLICT (id) DO NOTHING`,
     params: {
       id: record.id,
       traceId: record.traceId,

@@ -1,6 +1,6 @@
 import type { Migration } from '../../service/store/migrations.js';
 import { PgDatabase, positional } from '../../service/store/pg-database.js';
-import type { CallEntry, CallPage, CallQuery, CallRecord, CallRecordStore } from './call-record.js';
+import type { CallEnd, CallEntry, CallPage, CallQuery, CallRecord, CallRecordStore } from './call-record.js';
 import { beginStatement, endStatement, figuresStatement, listStatement, pageOf, recordOf, type CallRow, type Statement } from './call-rows.js';
 
 export const pgCallDefaults = {
@@ -49,17 +49,22 @@ const callMigrations: Migration[] = [
   },
 ];
 
-/** A batch's entries go in after those already kept, and its figures onto the call's row, in one statement. */
-function appendStatement(callId: string, entries: readonly CallEntry[]): Statement {
+/**
+ * A batch's entries go in from `firstSeq` (by default after those already kept), and its figures onto the call's
+ * row, in one statement; a batch written before (a retry, a replay) adds nothing.
+ */
+function appendStatement(callId: string, entries: readonly CallEntry[], firstSeq: number | undefined): Statement {
   const figures = figuresStatement(callId, entries);
   return {
     sql: `WITH kept AS (SELECT COUNT(*) AS n FROM call_entries WHERE call_id = @id),
           added AS (
             INSERT INTO call_entries (call_id, seq, data)
-            SELECT @id, kept.n + batch.ord - 1, batch.data FROM kept, unnest(CAST(@entries AS TEXT[])) WITH ORDINALITY AS batch(data, ord)
+            SELECT @id, COALESCE(CAST(@first AS INTEGER), kept.n) + batch.ord - 1, batch.data FROM kept, unnest(CAST(@entries AS TEXT[])) WITH ORDINALITY AS batch(data, ord)
+            ON CONFLICT DO NOTHING
+            RETURNING 1
           )
-          ${figures.sql}`,
-    params: { ...figures.params, entries: entries.map((entry) => JSON.stringify(entry)) },
+          ${figures.sql} AND EXISTS (SELECT 1 FROM added)`,
+    params: { ...figures.params, first: firstSeq ?? null, entries: entries.map((entry) => JSON.stringify(entry)) },
   };
 }
 
@@ -95,11 +100,11 @@ export class PgCallStore implements CallRecordStore {
     await this.run(beginStatement(record));
   }
 
-  async append(callId: string, entries: readonly CallEntry[]): Promise<void> {
-    if (entries.length > 0) await this.run(appendStatement(callId, entries));
+  async append(callId: string, entries: readonly CallEntry[], firstSeq?: number): Promise<void> {
+    if (entries.length > 0) await this.run(appendStatement(callId, entries, firstSeq));
   }
 
-  async end(callId: string, end: { endedAt: string; endedBy: string; durationMs: number }): Promise<void> {
+  async end(callId: string, end: CallEnd): Promise<void> {
     await this.run(endStatement(callId, end));
   }
 

@@ -2,6 +2,7 @@ import type { Clock } from '../../pipeline/clock.js';
 import type { AgentEvent } from '../events.js';
 import type { CallRecording } from './call-audio.js';
 import type { CallEntry, CallRecordStore, TransportDescription } from './call-record.js';
+import { CallWriteQueue } from './call-write-queue.js';
 import { redactText, redactValue, type RedactionKind } from './redact.js';
 
 export interface CallRecords {
@@ -12,10 +13,19 @@ export interface CallRecords {
   flushEveryMs?: number;
   /** Records each call's audio as `<call id>.ogg` in this folder (`CallRecording`); absent: no audio. */
   recordingsDir?: string;
-  /** Told when a write fails; the call goes on. */
+  /** Told when writing a call's audio fails; the call goes on. */
   onError?(error: unknown): void;
-  /** Writes not done yet, of every call kept with these records: wait for them before closing the store. */
-  inFlight?: Set<Promise<void>>;
+  /** The store's writes, retried while it is unreachable and spooled at close; one per store by default. */
+  writes?: CallWriteQueue;
+}
+
+const defaultQueues = new WeakMap<CallRecordStore, CallWriteQueue>();
+
+function queueOf(records: CallRecords): CallWriteQueue {
+  if (records.writes) return records.writes;
+  const queue = defaultQueues.get(records.store) ?? new CallWriteQueue(records.store);
+  defaultQueues.set(records.store, queue);
+  return queue;
 }
 
 export const recordDefaults = { flushEveryMs: 250 };
@@ -104,32 +114,26 @@ function redactEntry(entry: CallEntry, kinds: readonly RedactionKind[]): CallEnt
 
 /**
  * Keeps one call's record as the call goes: the call row when it starts, its entries in batches (so a process
- * that dies mid-call leaves an unfinished record with what happened so far), and how it ended at hang-up.
+ * that dies mid-call leaves an unfinished record with what happened so far), and how it ended at hang-up. The
+ * writes are queued (`CallWriteQueue`): the call never waits on them, nor fails with them.
  */
 export function recordCall(records: CallRecords, session: RecordedCall, facts: CallFacts): void {
-  const { store } = records;
+  const queue = queueOf(records);
+  const callId = facts.id;
   const kinds = records.redact ?? [];
   const flushEveryMs = records.flushEveryMs ?? recordDefaults.flushEveryMs;
   const startedAtMs = facts.clock.now();
   const startedAt = new Date().toISOString();
-  const fail = (error: unknown) => records.onError?.(error);
   let pending: CallEntry[] = [];
+  let nextSeq = 0;
   let timer: NodeJS.Timeout | undefined;
-  // Writes go one after another, the call row first.
-  let written: Promise<void> = Promise.resolve();
-  const write = (work: () => Promise<void>) => {
-    const next = written.then(work).catch(fail);
-    written = next;
-    records.inFlight?.add(next);
-    void next.then(() => records.inFlight?.delete(next));
-  };
-  write(() => store.begin({ id: facts.id, traceId: session.traceId, agent: facts.agent, mode: facts.mode, transport: facts.transport, startedAt }));
+  queue.push({ op: 'begin', callId, record: { id: callId, traceId: session.traceId, agent: facts.agent, mode: facts.mode, transport: facts.transport, startedAt } });
   const flush = () => {
     timer = undefined;
     if (pending.length === 0) return;
-    const batch = pending;
+    queue.push({ op: 'append', callId, firstSeq: nextSeq, entries: pending });
+    nextSeq += pending.length;
     pending = [];
-    write(() => store.append(facts.id, batch));
   };
   const turnStart = turnStarts();
   session.events$.subscribe((event) => {
@@ -145,7 +149,7 @@ export function recordCall(records: CallRecords, session: RecordedCall, facts: C
       if (timer) clearTimeout(timer);
       flush();
       const end = { endedAt: new Date().toISOString(), endedBy: redactText(event.reason, kinds), durationMs: Math.round(event.summary.durationMs) };
-      write(() => store.end(facts.id, end));
+      queue.push({ op: 'end', callId, end });
       void facts.audio?.end();
     }
   });

@@ -1,6 +1,6 @@
 import { openDatabase, type SqliteDatabase } from '../../service/store/database.js';
 import type { Migration } from '../../service/store/migrations.js';
-import type { CallEntry, CallPage, CallQuery, CallRecord, CallRecordStore } from './call-record.js';
+import type { CallEnd, CallEntry, CallPage, CallQuery, CallRecord, CallRecordStore } from './call-record.js';
 import { beginStatement, endStatement, figuresStatement, listStatement, pageOf, recordOf, type CallRow, type Statement } from './call-rows.js';
 
 const callMigrations: Migration[] = [
@@ -53,16 +53,17 @@ export class SqliteCallStore implements CallRecordStore {
     this.run(beginStatement(record));
   }
 
-  async append(callId: string, entries: readonly CallEntry[]): Promise<void> {
+  async append(callId: string, entries: readonly CallEntry[], firstSeq?: number): Promise<void> {
     this.db.transaction(() => {
-      const { n } = this.db.prepare('SELECT COUNT(*) AS n FROM call_entries WHERE call_id = ?').get(callId) as { n: number };
-      const insert = this.db.prepare('INSERT INTO call_entries (call_id, seq, data) VALUES (?, ?, ?)');
-      entries.forEach((entry, index) => insert.run(callId, n + index, JSON.stringify(entry)));
-      this.run(figuresStatement(callId, entries));
+      const first = firstSeq ?? (this.db.prepare('SELECT COUNT(*) AS n FROM call_entries WHERE call_id = ?').get(callId) as { n: number }).n;
+      const insert = this.db.prepare('INSERT INTO call_entries (call_id, seq, data) VALUES (?, ?, ?) ON CONFLICT DO NOTHING');
+      const added = entries.reduce((count, entry, index) => count + insert.run(callId, first + index, JSON.stringify(entry)).changes, 0);
+      // A batch written before (a retry, a replay) adds nothing to the call's figures.
+      if (added > 0) this.run(figuresStatement(callId, entries));
     })();
   }
 
-  async end(callId: string, end: { endedAt: string; endedBy: string; durationMs: number }): Promise<void> {
+  async end(callId: string, end: CallEnd): Promise<void> {
     this.run(endStatement(callId, end));
   }
 
