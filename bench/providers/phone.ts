@@ -71,7 +71,7 @@ export async function startDoubles(options: DoublesOptions): Promise<Doubles> {
 
 /** `shoal agent` on the doubles, an LLM agent without a greeting unless `greeting`. */
 export async function startAgent(doubles: Doubles, tts: string, mode: string, maxCalls: number, greeting = ''): Promise<RunningCommand> {
-  const args = ['agent', '--port', '0', '--mode', mode, '--max-calls', String(maxCalls), '--log-level', 'error', '--no-call-records'];
+  const args = ['agent', '--port', '0', '--mode', mode, '--max-calls', String(maxCalls), '--log-level', process.env['BENCH_LOG'] ?? 'error', '--no-call-records'];
   args.push('--stt', 'deepgram', '--stt-url', doubles.stt.url, '--tts', tts, '--tts-url', doubles.tts.url, '--llm-url', doubles.llm.baseUrl, '--greeting', greeting);
   process.env['DEEPGRAM_API_KEY'] = 'bench';
   process.env['CARTESIA_API_KEY'] = 'bench';
