@@ -4,7 +4,7 @@
  */
 import { modeDefaults, type AgentMode } from '../../src/agent/index.js';
 import { p } from '../capacity/measure.js';
-import { cpuMs, latencies, longTurn, phoneCall, startAgent, startDoubles } from './phone.js';
+import { cpuMs, latencies, phoneCall, shortTurn, startAgent, startDoubles } from './phone.js';
 
 export interface RepliesOptions {
   tts: 'cartesia' | 'elevenlabs';
@@ -23,10 +23,10 @@ export async function measureReplies(o: RepliesOptions) {
   const telephony = `${agent.url.replace(/^http/, 'ws')}telephony`;
   const rows = [];
   try {
-    await phoneCall(telephony, longTurn, 1); // warm-up
+    await phoneCall(telephony, shortTurn, 1); // warm-up
     for (const calls of o.counts) {
       const cpuBefore = cpuMs(agent.child.pid!);
-      const outcomes = await Promise.all(Array.from({ length: calls }, (_, i) => phoneCall(telephony, longTurn, o.turns, { delayMs: (i * 1000) / calls })));
+      const outcomes = await Promise.all(Array.from({ length: calls }, (_, i) => phoneCall(telephony, shortTurn, o.turns, { delayMs: (i * 1000) / calls })));
       const cpu = cpuMs(agent.child.pid!) - cpuBefore;
       const replies = outcomes.flatMap((outcome) => outcome.replies);
       const answered = replies.filter((reply): reply is number => reply !== null);
