@@ -1,7 +1,7 @@
 /**
  * Phone calls from outside to `shoal agent --stt … --tts …` on provider doubles: the doubles run in this process
  * (each at its fixed latency), the agent in its own process, called over Twilio's media stream (20 ms mu-law
- * frames in real time). A caller's turn is the first sentence of test/fixtures/calls/booking-8k-ulaw.wav.
+ * frames in real time). A caller's turn is a stretch of test/fixtures/calls/booking-8k-ulaw.wav.
  */
 import { readFileSync } from 'node:fs';
 import { decodeMuLaw, encodeMuLaw, parseWav } from '../../src/audio/index.js';

@@ -1,6 +1,7 @@
 /**
  * Reply after the caller's turn end, from outside, per provider pair: 1 and N concurrent phone calls to one
- * `shoal agent` process on the doubles; every turn answered; the agent process's CPU per call-second.
+ * `shoal agent` process on the doubles; every turn answered; the agent process's CPU per call-second. The caller
+ * says "Goodbye": one run of speech without pauses, so no endpoint can fire inside it.
  */
 import { modeDefaults, type AgentMode } from '../../src/agent/index.js';
 import { p } from '../capacity/measure.js';
