@@ -1,17 +1,30 @@
 /**
  * Speech providers on their protocol doubles: prints one JSON object.
- * Per concurrency (1 and 50 calls by default), each call streams phone audio (8 kHz, 20 ms frames in real time) to
- * the Deepgram adapter on the Deepgram double, which answers `Finalize` after a fixed 150 ms: utterances of 1 s
- * speech and 300 ms silence, `--turns` per call. Measured: end of the utterance's audio (Shoal's endpoint) → final
- * transcript, p50/p95, against the double's 150 ms; every turn answered; CPU ms per call-second of audio (the
- * adapter and the double share this process, so it is an upper bound for the adapter).
+ *
+ * Without --tts: the Deepgram adapter in this process. Per concurrency (1 and 50 calls by default), each call
+ * streams phone audio (8 kHz, 20 ms frames in real time) to the adapter on the Deepgram double, which answers
+ * `Finalize` after a fixed 150 ms: utterances of 1 s speech and 300 ms silence, `--turns` per call. Measured: end of
+ * the utterance's audio (Shoal's endpoint) → final transcript, p50/p95, against the double's 150 ms; every turn
+ * answered; CPU ms per call-second of audio (the adapter and the double share this process: an upper bound).
  * Run: npx tsx bench/providers.ts [--calls 1,50] [--turns 3]   (about 15 s)
+ *
+ * With --stt deepgram --tts cartesia[,elevenlabs]: from outside (bench/providers/): `shoal agent` in its own process
+ * on the doubles (Deepgram's final 150 ms after `Finalize`, first audio 90 ms after the text, an LLM double),
+ * called over Twilio's media stream; per provider pair, reply after the caller's turn end at each concurrency,
+ * every turn answered, the agent's CPU per call-second.
+ * Run: npx tsx bench/providers.ts --stt deepgram --tts cartesia,elevenlabs [--calls 1,50] [--turns 3] [--mode low-latency]
+ *   (about 2 min per pair)
+ *   … --interims [--llm-first-token 300]: low-latency mode over Deepgram's interims against finals only (about 1 min)
+ *   … --soak [--calls 50]: sequential calls with a speech turn each, the agent's RSS growth (500 calls: about 15 min)
  */
 import { Subject, lastValueFrom } from 'rxjs';
 import { percentile, type UtteranceFrame } from '../src/agent/index.js';
 import { deepgram } from '../plugins/deepgram/index.js';
 import { DeepgramDouble } from '../test/deepgram-double.js';
 import { toneUtterance } from '../test/provider-audio.js';
+import { interimsSaving } from './providers/interims.js';
+import { measureReplies } from './providers/replies.js';
+import { soak } from './providers/soak.js';
 
 const argument = (name: string) => {
   const at = process.argv.indexOf(name);
@@ -19,6 +32,12 @@ const argument = (name: string) => {
 };
 const counts = (argument('--calls') ?? '1,50').split(',').map(Number);
 const turns = Number(argument('--turns') ?? 3);
+const synthesis = argument('--tts');
+if (synthesis) {
+  if ((argument('--stt') ?? 'deepgram') !== 'deepgram') throw new Error('--stt: only deepgram has a double here');
+  process.stdout.write(`${JSON.stringify(await fromOutside(synthesis.split(',') as Array<'cartesia' | 'elevenlabs'>))}\n`);
+  process.exit(0);
+}
 const finalMs = 150;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const round = (value: number) => Math.round(value * 10) / 10;
@@ -72,3 +91,20 @@ for (const calls of counts) {
 }
 await double.close();
 process.stdout.write(`${JSON.stringify({ bench: 'providers', provider: 'deepgram (double)', phone_audio: '8 kHz mu-law, 20 ms frames, real time', results })}\n`);
+
+async function fromOutside(pairs: Array<'cartesia' | 'elevenlabs'>) {
+  const machine = { cpus: (await import('node:os')).cpus().length, node: process.version };
+  if (process.argv.includes('--soak')) {
+    const calls = Number(argument('--calls') ?? 50);
+    return { bench: 'providers-soak', machine, results: [await soak({ tts: pairs[0]!, calls, baselineAfter: Math.min(20, calls) })] };
+  }
+  if (process.argv.includes('--interims')) {
+    const llmFirstTokenMs = Number(argument('--llm-first-token') ?? 300);
+    return { bench: 'providers-interims', machine, results: [await interimsSaving({ tts: pairs[0]!, turns: Number(argument('--turns') ?? 5), llmFirstTokenMs })] };
+  }
+  const results = [];
+  for (const tts of pairs) {
+    results.push(await measureReplies({ tts, mode: (argument('--mode') ?? 'low-latency') as 'low-latency', counts, turns, llmFirstTokenMs: 0, interims: true }));
+  }
+  return { bench: 'providers-phone', machine, phone_audio: 'Twilio media stream, 8 kHz mu-law, 20 ms frames in real time', results };
+}

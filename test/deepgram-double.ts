@@ -27,6 +27,8 @@ export interface DeepgramDoubleOptions {
   /** Mean absolute sample above which 10 ms of audio is speech. */
   speechLevel: number;
   idleTimeoutMs: number;
+  /** Interim results when the query asks for them; `false` plays a server that gives finals only. */
+  interims: boolean;
 }
 
 export interface SeenSocket {
@@ -56,7 +58,7 @@ export class DeepgramDouble {
     private readonly wss: WebSocketServer,
     options: Partial<DeepgramDoubleOptions>,
   ) {
-    this.options = { keys: ['test-key'], script: [], latency: { interimMs: 0, finalMs: 0 }, quietMs: 300, speechLevel: 500, idleTimeoutMs: 10_000, ...options };
+    this.options = { keys: ['test-key'], script: [], latency: { interimMs: 0, finalMs: 0 }, quietMs: 300, speechLevel: 500, idleTimeoutMs: 10_000, interims: true, ...options };
   }
 
   static async start(options: Partial<DeepgramDoubleOptions> = {}): Promise<DeepgramDouble> {
@@ -111,7 +113,7 @@ export class DeepgramDouble {
     this.seen.push(seen);
     const o = this.options;
     const flag = (name: string) => query.get(name) === 'true';
-    const interimResults = flag('interim_results');
+    const interimResults = flag('interim_results') && o.interims;
     const endpointing = query.get('endpointing') === 'false' ? undefined : Number(query.get('endpointing') ?? 10);
     const utteranceEndMs = query.get('utterance_end_ms') ? Number(query.get('utterance_end_ms')) : undefined;
     const requestId = randomUUID();

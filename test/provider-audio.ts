@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { encodeMuLaw, parseWav } from '../src/audio/index.js';
 import type { UtteranceFrame } from '../src/agent/index.js';
 
 /** 20 ms frames at `sampleRate`: a loud tone for `speechMs` ("speech" to a provider double), then `silenceMs` of silence. */
@@ -11,4 +13,12 @@ export function toneUtterance(sampleRate: number, speechMs: number, silenceMs: n
     frames.push({ samples, sampleRate, timestampMs: startMs + index * 20 });
   }
   return frames;
+}
+
+/** A caller's turn as a phone line carries it (8 kHz mu-law): "hello, I would like to book a table…" from test/fixtures/calls/booking-8k-ulaw.wav, then 1.5 s of quiet. */
+export function phoneTurn(): Uint8Array {
+  const recording = encodeMuLaw(parseWav(readFileSync(new URL('fixtures/calls/booking-8k-ulaw.wav', import.meta.url))).samples);
+  const turn = new Uint8Array(8000 * 4.7).fill(0xff);
+  turn.set(recording.subarray(8000 * 0.9, 8000 * 4.2));
+  return turn;
 }

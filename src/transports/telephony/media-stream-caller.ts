@@ -13,6 +13,8 @@ export interface HeardAudio {
   arrivals: number[];
   /** Mu-law bytes received. */
   bytes: number;
+  /** The media payloads received, in order. */
+  payloads: Buffer[];
 }
 
 /**
@@ -21,7 +23,7 @@ export interface HeardAudio {
  * For tests and load benchmarks of `shoal agent`'s telephony endpoint.
  */
 export class MediaStreamCaller {
-  readonly heard: HeardAudio = { arrivals: [], bytes: 0 };
+  readonly heard: HeardAudio = { arrivals: [], bytes: 0, payloads: [] };
   readonly marks: string[] = [];
   /** Resolves with the close code and reason once the socket closes. */
   readonly closed: Promise<{ code: number; reason: string }>;
@@ -37,7 +39,9 @@ export class MediaStreamCaller {
       const message = JSON.parse(String(data)) as InboundMessage | { event: 'clear' };
       if (message.event === 'media') {
         this.heard.arrivals.push(performance.now());
-        this.heard.bytes += Buffer.from(message.media.payload, 'base64').length;
+        const payload = Buffer.from(message.media.payload, 'base64');
+        this.heard.bytes += payload.length;
+        this.heard.payloads.push(payload);
       } else if (message.event === 'mark') {
         this.marks.push(message.mark.name);
         this.send({ event: 'mark', streamSid: this.options.streamSid, mark: { name: message.mark.name } });
