@@ -3,7 +3,7 @@ import { requireKey, type CallAudio, type CallSpeechToText, type Expectation, ty
 import { expectedTerms } from '../provider-kit.js';
 import { DeepgramStream, type StreamUtterance } from './live-stream.js';
 import type { DeepgramResults, DeepgramWord } from './messages.js';
-import { deepgramDefaults, keyVariable, type DeepgramOptions } from './options.js';
+import { deepgramDefaults, keyVariable, type DeepgramOptions, type ListenTerms } from './options.js';
 
 const sampleRates = [8000, 16000, 24000, 32000, 44100, 48000] as const;
 
@@ -51,7 +51,7 @@ export class DeepgramSpeechToText implements SpeechToText {
 class DeepgramCall implements CallSpeechToText {
   readonly provider = 'deepgram';
   private stream: DeepgramStream | undefined;
-  private keyterms: readonly string[] = [];
+  private terms: ListenTerms = { keyterms: [] };
   private released = false;
 
   constructor(
@@ -66,13 +66,13 @@ class DeepgramCall implements CallSpeechToText {
 
   /** Deepgram takes key terms when the socket opens: new ones open the next socket now, between turns. */
   expect(expectations: readonly Expectation[] | undefined): void {
-    const keyterms = expectedTerms(expectations, this.options.maxKeyterms);
-    if (sameTerms(keyterms, this.keyterms)) return;
-    this.keyterms = keyterms;
+    const terms = termsOf(expectations, this.options);
+    if (sameTerms(terms, this.terms)) return;
+    this.terms = terms;
     const rate = this.call?.callerSampleRate();
     if (this.released || !this.stream || this.stream.busy || rate === undefined) return;
     this.stream.close();
-    this.stream = new DeepgramStream(this.options, rate, keyterms);
+    this.stream = new DeepgramStream(this.options, rate, terms);
   }
 
   transcribe(utterance$: Observable<UtteranceFrame>): Observable<TranscriptEvent> {
@@ -148,9 +148,9 @@ class DeepgramCall implements CallSpeechToText {
 
   private streamFor(sampleRate: number): DeepgramStream {
     const current = this.stream;
-    if (current?.usable && current.sampleRate === sampleRate && sameTerms(current.keyterms, this.keyterms)) return current;
+    if (current?.usable && current.sampleRate === sampleRate && sameTerms(current.terms, this.terms)) return current;
     if (current && !current.busy) current.close();
-    this.stream = new DeepgramStream(this.options, sampleRate, this.keyterms);
+    this.stream = new DeepgramStream(this.options, sampleRate, this.terms);
     return this.stream;
   }
 }
@@ -215,6 +215,19 @@ class UtteranceTranscript {
   }
 }
 
-function sameTerms(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((term, index) => term === b[index]);
+/**
+ * The most `hints` sent: the speech service takes up to 20 expectations, and a query string is part of a header
+ * line, which servers cap (Node's headers at 16 KB in all). Past either, only the key terms go.
+ */
+const hintsLimits = { expectations: 20, characters: 4000 };
+
+function termsOf(expectations: readonly Expectation[] | undefined, options: DeepgramOptions): ListenTerms {
+  const keyterms = expectedTerms(expectations, options.maxKeyterms);
+  if (!options.sendHints || !expectations?.length || expectations.length > hintsLimits.expectations) return { keyterms };
+  const hints = JSON.stringify(expectations);
+  return hints.length <= hintsLimits.characters ? { keyterms, hints } : { keyterms };
+}
+
+function sameTerms(a: ListenTerms, b: ListenTerms): boolean {
+  return a.hints === b.hints && a.keyterms.length === b.keyterms.length && a.keyterms.every((term, index) => term === b.keyterms[index]);
 }

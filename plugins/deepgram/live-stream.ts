@@ -3,7 +3,7 @@ import { encodeMuLaw, frameDurationMs, type AudioFrame } from '../../src/audio/i
 import { ProviderError } from '../../src/agent/index.js';
 import { openProviderSocket, websocketUrl } from '../provider-kit.js';
 import { parseMessage, type DeepgramResults } from './messages.js';
-import { baseUrlVariable, deepgramBaseUrl, keyVariable, listenQuery, type DeepgramOptions } from './options.js';
+import { baseUrlVariable, deepgramBaseUrl, keyVariable, listenQuery, type DeepgramOptions, type ListenTerms } from './options.js';
 
 /** What a stream tells one utterance's recognition. */
 export interface UtteranceSink {
@@ -51,11 +51,11 @@ export class DeepgramStream {
   constructor(
     private readonly options: DeepgramOptions & { apiKey: string },
     readonly sampleRate: number,
-    readonly keyterms: readonly string[],
+    readonly terms: ListenTerms,
   ) {
     this.encoding = options.encoding === 'auto' ? (sampleRate === 8000 ? 'mulaw' : 'linear16') : options.encoding;
     const baseUrl = options.baseUrl ?? process.env[baseUrlVariable] ?? deepgramBaseUrl;
-    const url = websocketUrl(baseUrl, '/v1/listen', listenQuery(options, sampleRate, this.encoding, keyterms));
+    const url = websocketUrl(baseUrl, '/v1/listen', listenQuery(options, sampleRate, this.encoding, terms));
     openProviderSocket('deepgram', url, {
       headers: { Authorization: `${options.authScheme} ${options.apiKey}` },
       timeoutMs: options.connectTimeoutMs,

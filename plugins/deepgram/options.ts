@@ -23,6 +23,11 @@ export interface DeepgramOptions {
   smartFormat: boolean;
   /** At most this many key terms from the call's expectations (`keyterm`); 0 sends none. */
   maxKeyterms: number;
+  /**
+   * Also send the call's expectations whole (digits, dates, choices) as `hints`, the JSON of `/v1/asr`'s hints: an
+   * extension of Shoal's speech service, which recognises with them; Deepgram itself does not take it.
+   */
+  sendHints: boolean;
   /** `KeepAlive` after this long without audio (Deepgram closes a socket that hears nothing for 10 s), ms. */
   keepAliveMs: number;
   /** After `Finalize`, the final comes within this long or the utterance ends on what was heard, ms. */
@@ -42,6 +47,7 @@ export const deepgramDefaults: DeepgramOptions = {
   vadEvents: true,
   smartFormat: true,
   maxKeyterms: 50,
+  sendHints: false,
   keepAliveMs: 5000,
   finalizeTimeoutMs: 1500,
   connectTimeoutMs: 5000,
@@ -51,8 +57,14 @@ export const deepgramBaseUrl = 'https://api.deepgram.com';
 export const keyVariable = 'DEEPGRAM_API_KEY';
 export const baseUrlVariable = 'DEEPGRAM_BASE_URL';
 
-/** The query of `/v1/listen` for audio at `sampleRate` in `encoding`, boosting `keyterms`. */
-export function listenQuery(o: DeepgramOptions, sampleRate: number, encoding: 'linear16' | 'mulaw', keyterms: readonly string[]): Record<string, string | number | boolean | readonly string[] | undefined> {
+/** What a socket is opened with from the call's expectations: `keyterm`s, and `hints` (JSON) when `sendHints`. */
+export interface ListenTerms {
+  keyterms: readonly string[];
+  hints?: string;
+}
+
+/** The query of `/v1/listen` for audio at `sampleRate` in `encoding`, boosting the key terms. */
+export function listenQuery(o: DeepgramOptions, sampleRate: number, encoding: 'linear16' | 'mulaw', { keyterms, hints }: ListenTerms): Record<string, string | number | boolean | readonly string[] | undefined> {
   return {
     model: o.model,
     language: o.language,
@@ -65,5 +77,6 @@ export function listenQuery(o: DeepgramOptions, sampleRate: number, encoding: 'l
     vad_events: o.vadEvents,
     smart_format: o.smartFormat,
     keyterm: keyterms.length > 0 ? keyterms : undefined,
+    hints,
   };
 }

@@ -51,12 +51,13 @@ export function probeListen(service: { url: string; apiKey: string }, timeoutMs 
 }
 
 /**
- * The speech service's live recogniser: Deepgram's protocol at the service's `/v1/listen`, under the service's name;
- * interim results only in a mode that uses them (as `/v1/asr` interims are), since each costs the service a decode.
+ * The speech service's live recogniser: Deepgram's protocol at the service's `/v1/listen`, under the service's name,
+ * with the call's expectations whole as `hints` (as `/v1/asr` takes them); interim results only in a mode that uses
+ * them (as `/v1/asr` interims are), since each costs the service a decode.
  */
 export function listenRecognizer(service: { url: string; apiKey: string }, mode: AgentMode): SpeechToText {
   const interimResults = interimEveryMsOf(modeSettings(mode)) > 0;
-  const recognizer = deepgram({ baseUrl: service.url, apiKey: service.apiKey, model: 'general', interimResults, finalizeTimeoutMs: finalizeTimeoutMs });
+  const recognizer = deepgram({ baseUrl: service.url, apiKey: service.apiKey, model: 'general', interimResults, finalizeTimeoutMs, sendHints: true, maxKeyterms: 0 });
   Object.defineProperty(recognizer, 'provider', { value: 'service', enumerable: true });
   return recognizer;
 }

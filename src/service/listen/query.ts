@@ -1,6 +1,7 @@
 import { RESAMPLER_RATE_RANGE } from '../../audio/index.js';
 import type { Expectation } from '../../speech/index.js';
 import { ServiceError } from '../accounts.js';
+import { hintsSchema } from '../asr/hints.js';
 
 /** How the client's audio is coded: raw samples at `sampleRate`, or a WAV file whose header says (`container`). */
 export type ListenEncoding = 'linear16' | 'mulaw' | 'alaw' | 'container';
@@ -16,7 +17,7 @@ export interface ListenSettings {
   /** Audio time without a new word after the last final word that sends `UtteranceEnd`, in ms. */
   utteranceEndMs?: number;
   vadEvents: boolean;
-  /** `keyterm` and `keywords` as recognition hints. */
+  /** `keyterm` and `keywords` as recognition hints, and `hints` (Shoal's: the JSON of `/v1/asr`'s hints). */
   hints?: Expectation[];
   model: string;
   language: string;
@@ -45,15 +46,31 @@ function milliseconds(value: string, name: string, max: number): number {
   return ms;
 }
 
-/** `keyterm` (Nova-3) and `keywords` (`word` or `word:boost`), each repeatable, as one `phrases` expectation. */
+/**
+ * `keyterm` (Nova-3) and `keywords` (`word` or `word:boost`), each repeatable, as one `phrases` expectation; and
+ * `hints`, this service's extension: what the caller is expected to say, as `/v1/asr` takes it.
+ */
 function hintsOf(query: URLSearchParams): Expectation[] | undefined {
+  const expected = expectationsOf(query.get('hints'));
+  const phrases = termsOf(query);
+  const all = [...expected, ...(phrases.length > 0 ? [{ kind: 'phrases' as const, phrases, keywords: phrases.flatMap((phrase) => phrase.split(/\s+/)) }] : [])];
+  return all.length > 0 ? all : undefined;
+}
+
+function expectationsOf(hints: string | null): Expectation[] {
+  if (hints === null) return [];
+  const parsed = hintsSchema.safeParse(hints);
+  if (!parsed.success) throw badRequest(`hints: ${parsed.error.issues[0]?.message ?? 'not a JSON array of expectations'}, e.g. hints=[{"kind":"digits","maxLength":4}]`);
+  return [...parsed.data];
+}
+
+function termsOf(query: URLSearchParams): string[] {
   const keyterms = query.getAll('keyterm').map((term) => term.trim()).filter(Boolean);
   const keywords = query.getAll('keywords').map((word) => word.replace(/:-?[\d.]+$/, '').trim()).filter(Boolean);
   const phrases = [...keyterms, ...keywords];
-  if (phrases.length === 0) return undefined;
   if (phrases.length > 100) throw badRequest(`send at most 100 keyterm and keywords values together, got ${phrases.length}`);
   if (phrases.some((phrase) => phrase.length > 200)) throw badRequest('each keyterm or keywords value must be at most 200 characters');
-  return [{ kind: 'phrases', phrases, keywords: phrases.flatMap((phrase) => phrase.split(/\s+/)) }];
+  return phrases;
 }
 
 /** Reads the query of a `/v1/listen` request (`live` false: the prerecorded POST); throws ServiceError 400 naming what to fix. */
