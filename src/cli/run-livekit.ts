@@ -14,6 +14,7 @@ import { dialogueSource, speechService } from './run-agent.js';
 import { callEngines } from './speech-engines.js';
 import { speechChoice, warnLine } from './speech-providers.js';
 import { openCallRecords } from './call-records.js';
+import { serviceRecognition } from './service-recognition.js';
 
 /** LiveKit URL, key or secret is missing from both the flags and the environment. */
 export class MissingLiveKitCredentialsError extends Error {
@@ -78,8 +79,10 @@ export async function runLiveKitCommand(options: LiveKitCommandOptions): Promise
   const records = await openCallRecords(options, (error) => print(`call record not written: ${error instanceof Error ? error.message : String(error)}`), {
     log: { warn: (details, message) => print(`${message} ${JSON.stringify(details)}`) },
   });
-  const stack = await createEmbeddedAgentStack({ mode: options.mode, ...(service ? { service: { url: service.url, apiKey: service.apiKey } } : {}), stt: speech.stt, tts: speech.tts });
-  print(speech.describe(options.serviceUrl));
+  const recognition = await serviceRecognition(speech.stt, service);
+  const stack = await createEmbeddedAgentStack({ mode: options.mode, ...(service ? { service: { url: service.url, apiKey: service.apiKey } } : {}), stt: recognition.sttFor(options.mode), tts: speech.tts });
+  print(speech.describe(options.serviceUrl, recognition.path));
+  print(recognition.fallback);
   const admission = new CallAdmission({ maxCalls: options.maxCalls, engines: callEngines(options, speech) });
   const control = CallControl.forServer(credentials, { endCall: options.endCall, transferTargets: options.transfer, defaultTransferTo: options.transferTo, allowAnyTransferTarget: options.allowAnyTransferTarget, transferUnknownToDefault: options.transferUnknownToDefault });
   const worker = new LiveKitWorker({

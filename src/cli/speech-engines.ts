@@ -6,7 +6,7 @@ export type AsrChoice = 'local' | 'service';
 
 /** `--asr local|service`; without it, a `--service-url` means recognition there too, else local. */
 export function asrOption(): Option {
-  return new Option('--asr <where>', 'where speech is recognised: local (pocketsphinx in this process) or service (the speech service: /v1/asr per utterance with the call\'s expectations as hints; shoal agent streams over its live /v1/listen socket where it has one); default: service with --service-url, else local').choices(['local', 'service']);
+  return new Option('--asr <where>', 'where speech is recognised: local (pocketsphinx in this process) or service (the speech service: /v1/asr per utterance with the call\'s expectations as hints; shoal agent and shoal livekit stream over its live /v1/listen socket where it has one); default: service with --service-url, else local').choices(['local', 'service']);
 }
 
 export function asrChoice(options: { asr?: AsrChoice; serviceUrl?: string }): AsrChoice {
