@@ -5,12 +5,12 @@ import { FileTransport } from '../src/transports/file/file-transport.js';
 import { AmplitudeStt, callerTrack, EnergyVad, FixedDialogue, ToneTts } from './agent-doubles.js';
 
 /** The same call (one caller line, 500-1100 ms) in a mode; recognition is set up as the stacks do it for that mode. */
-async function callIn(mode: AgentMode, overrides: Partial<ModeSettings> = {}) {
+async function callIn(mode: AgentMode, overrides: Partial<ModeSettings> = {}, lines = [{ atMs: 500, ms: 600, amplitude: 5000 }], interims = true) {
   const clock = new VirtualClock();
   const settings = modeSettings(mode, overrides);
   const agent = new VoiceAgent({
     dialogue: new FixedDialogue((input) => `you said ${input.userText}.`),
-    stt: new AmplitudeStt(interimEveryMsOf(settings)),
+    stt: new AmplitudeStt(interims ? interimEveryMsOf(settings) : 0),
     tts: new ToneTts(),
     vad: () => new EnergyVad(),
     mode,
@@ -18,7 +18,7 @@ async function callIn(mode: AgentMode, overrides: Partial<ModeSettings> = {}) {
     clock,
     greet: false,
   });
-  const transport = new FileTransport(callerTrack(4000, [{ atMs: 500, ms: 600, amplitude: 5000 }]), clock, { maxTailMs: 8000 });
+  const transport = new FileTransport(callerTrack(Math.max(...lines.map((line) => line.atMs + line.ms)) + 3000, lines), clock, { maxTailMs: 8000 });
   const session = agent.handle(transport);
   transport.settle = () => session.settled();
   const events: AgentEvent[] = [];
@@ -71,6 +71,17 @@ describe('turn-taking modes on the same call', () => {
     // Measured 241 and 546 ms: the 300 ms endpoint difference; engines take no virtual time, the wall adds a few ms.
     expect(balancedMs - lowMs).toBeGreaterThan(250);
     expect(lowMs).toBeLessThan(240 * 1.5);
+  });
+
+  it('answers every turn in each mode when the recogniser gives finals only (no interim to speculate on)', async () => {
+    const lines = [0, 1, 2].map((turn) => ({ atMs: 500 + turn * 3000, ms: 600, amplitude: 5000 }));
+    for (const mode of ['low-latency', 'balanced'] as const) {
+      const call = await callIn(mode, {}, lines, false);
+      expect(call.events.some((e) => e.type === 'transcript' && !e.final)).toBe(false);
+      expect(call.summary.turns.map((turn) => turn.agentText)).toEqual(Array(3).fill('you said hello there.'));
+      expect(call.summary.turns.every((turn) => turn.metrics.preemptive === undefined)).toBe(true);
+      expect(call.replyAfterCallerMs).toBeLessThanOrEqual(modeSettings(mode).endpointSilenceMs + 2 * 32);
+    }
   });
 
   it('asks speech for clause-sized first pieces at low latency and sentences when balanced', () => {

@@ -1,7 +1,7 @@
 import { context } from '@opentelemetry/api';
-import { from, lastValueFrom, toArray } from 'rxjs';
+import { from, lastValueFrom, Subject, toArray } from 'rxjs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FailoverTextToSpeech, ProviderError } from '../src/agent/index.js';
+import { FailoverTextToSpeech, ProviderError, type SpokenAudio } from '../src/agent/index.js';
 import { ensureContextManager } from '../src/agent/tracing.js';
 import { decodeMuLaw, encodeMuLaw } from '../src/audio/index.js';
 import { cartesia, type CartesiaTextToSpeech } from '../plugins/cartesia/index.js';
@@ -67,6 +67,53 @@ describe('Cartesia streaming synthesis', () => {
     await sleep(100);
     expect(seen.sent.filter((message) => message['type'] === 'chunk').length).toBe(chunks);
     expect(chunks).toBeLessThan(Math.ceil(spokenAudio(longSentence, 16000, 20).samples.length / 320));
+  });
+
+  it('gives each of many replies at once (calls sharing the adapter) exactly its own audio, some cancelled mid-way', async () => {
+    double = await CartesiaDouble.start({ firstAudioMs: 30, chunkMs: 20, chunkIntervalMs: 3 });
+    tts = cartesia({ apiKey: 'test-key', baseUrl: double.url });
+    const replies = Array.from({ length: 10 }, (_, call) => ({ first: `Caller${call} hears`, second: `${'more '.repeat(call)}words${call}.`, cancel: call % 3 === 1 }));
+    const outcomes = await Promise.all(
+      replies.map(async (reply, call) => {
+        await sleep(call * 7);
+        tts!.prepare({ sampleRate: 8000 });
+        const text$ = new Subject<string>();
+        const audio: SpokenAudio[] = [];
+        let ended: 'done' | 'cancelled' | 'failed' | undefined;
+        const subscription = tts!.speak({ text$, sampleRate: 8000 }).subscribe({ next: (piece) => audio.push(piece), complete: () => (ended = 'done'), error: () => (ended = 'failed') });
+        text$.next(reply.first);
+        await sleep(10);
+        text$.next(reply.second);
+        text$.complete();
+        while (!ended) {
+          if (reply.cancel && samplesOf(audio) >= 320) {
+            subscription.unsubscribe();
+            ended = 'cancelled';
+          }
+          await sleep(2);
+        }
+        return { ended, audio };
+      }),
+    );
+    expect(double.seen).toHaveLength(1);
+    const contexts = new Set(double.seen[0]!.messages.map((message) => message['context_id']));
+    expect(contexts.size).toBe(replies.length);
+    for (const [call, reply] of replies.entries()) {
+      const { ended, audio } = outcomes[call]!;
+      const own = decodeMuLaw(encodeMuLaw(spokenAudio(`${reply.first} ${reply.second}`, 8000, 20).samples));
+      const heard = joinedSamples(audio);
+      if (reply.cancel) {
+        expect(ended).toBe('cancelled');
+        expect(heard.length).toBeLessThan(own.length);
+        expect(heard).toEqual(own.subarray(0, heard.length));
+      } else {
+        expect(ended).toBe('done');
+        expect(heard).toEqual(own);
+        expect(audio.flatMap((piece) => piece.words ?? []).map((word) => word.word)).toEqual(`${reply.first} ${reply.second}`.split(/\s+/).filter(Boolean));
+      }
+    }
+    const cancelled = double.seen[0]!.messages.filter((message) => message['cancel'] === true).map((message) => message['context_id']);
+    expect(cancelled).toHaveLength(replies.filter((reply) => reply.cancel).length);
   });
 
   it('names CARTESIA_API_KEY when the key is rejected or missing', async () => {

@@ -87,14 +87,18 @@ export function cpuMs(pid: number): number {
 
 const silence = (ms: number) => new Uint8Array((ms * 8000) / 1000).fill(0xff);
 
-/** Keeps the line open with silence until the agent has been quiet `quietMs` (and `atLeastMs` have passed). */
-async function untilQuiet(caller: MediaStreamCaller, quietMs: number, atLeastMs: number, limitMs = 10_000): Promise<void> {
+/**
+ * Keeps the line open with silence until the agent has been quiet `quietMs` (and `atLeastMs` have passed), and has
+ * spoken after `since` when given (a slow reply is waited for, up to `limitMs`, not talked over by the next turn).
+ */
+async function untilQuiet(caller: MediaStreamCaller, quietMs: number, atLeastMs: number, since?: number, limitMs = 10_000): Promise<void> {
   const started = performance.now();
   for (;;) {
     await caller.play(silence(100));
     const now = performance.now();
     const last = caller.heard.arrivals.at(-1) ?? 0;
-    if ((now - started >= atLeastMs && now - last >= quietMs) || now - started > limitMs || !caller.open) return;
+    const spoke = since === undefined || last >= since;
+    if ((now - started >= atLeastMs && now - last >= quietMs && spoke) || now - started > limitMs || !caller.open) return;
   }
 }
 
@@ -116,7 +120,7 @@ export async function phoneCall(url: string, words: Utterance, turns: number, op
       const playedAt = performance.now();
       await caller.play(words.mulaw);
       const speechEnd = playedAt + words.speechEndMs;
-      await untilQuiet(caller, 400, 600);
+      await untilQuiet(caller, 400, 600, speechEnd);
       const first = caller.heard.arrivals.find((at) => at >= speechEnd);
       replies.push(first !== undefined && first - speechEnd <= 5000 ? first - speechEnd : null);
     }
