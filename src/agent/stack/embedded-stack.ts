@@ -179,6 +179,8 @@ export async function createEmbeddedAgentStack(options: Partial<EmbeddedStackOpt
     },
     close: async () => {
       for (const live of lives) live.close();
+      // Providers' sockets (Cartesia's, ElevenLabs') would keep the process alive until their idle close.
+      for (const choice of [...sttChoices, ...ttsChoices]) if (typeof choice === 'object') (choice as { close?(): void }).close?.();
       await asr?.shutdown();
       await embedded?.close();
     },
