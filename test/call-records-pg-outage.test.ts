@@ -5,20 +5,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { Subject } from 'rxjs';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { recordCall, type AgentEvent } from '../src/agent/index.js';
 import { PgCallStore } from '../src/agent/records/pg-call-store.js';
 import { systemClock } from '../src/pipeline/index.js';
 import { openCallRecords } from '../src/cli/call-records.js';
-import { startPgCluster, type PgCluster } from './pg-cluster.js';
+import { fleetCluster } from './fleet-harness.js';
 
-let cluster: PgCluster;
-beforeAll(async () => {
-  cluster = await startPgCluster();
-}, 60_000);
-afterAll(async () => {
-  await cluster?.close();
-});
+// The file's throwaway PostgreSQL, started before its tests and removed after them.
+const cluster = fleetCluster();
 
 const turnEvent = (turn: number): AgentEvent =>
   ({ type: 'turn-metrics', report: { turn, userText: `caller ${turn}`, agentText: `agent ${turn}`, interrupted: false, metrics: { interrupted: false } } }) as AgentEvent;

@@ -5,24 +5,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { SqliteCallStore, type CallEntry, type CallRecordStore } from '../src/agent/index.js';
 import { PgCallStore } from '../src/agent/records/pg-call-store.js';
 import { openCallRecords } from '../src/cli/call-records.js';
 import { showCall } from '../src/cli/run-calls.js';
 import { openPgStores } from '../src/service/store/index.js';
-import { startPgCluster, type PgCluster } from './pg-cluster.js';
+import { fleetCluster } from './fleet-harness.js';
 import { virtualCall } from './agent-virtual-call.js';
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '..');
-let cluster: PgCluster;
-beforeAll(async () => {
-  cluster = await startPgCluster();
-}, 60_000);
-afterAll(async () => {
-  await cluster?.close();
-});
+// The file's throwaway PostgreSQL, started before its tests and removed after them.
+const cluster = fleetCluster();
 
 const turn = (ms: number | undefined, userText: string): CallEntry => ({
   kind: 'turn',

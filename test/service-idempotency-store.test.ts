@@ -11,7 +11,7 @@ import {
   SqliteIdempotencyStore,
   type IdempotencyStore,
 } from '../src/service/store/index.js';
-import { startPgCluster, type PgCluster } from './pg-cluster.js';
+import { fleetCluster } from './fleet-harness.js';
 
 type Settings = typeof idempotencyDefaults;
 interface Dialect {
@@ -19,11 +19,8 @@ interface Dialect {
   close(): Promise<void>;
 }
 
-let cluster: PgCluster;
-beforeAll(async () => {
-  cluster = await startPgCluster();
-}, 60_000);
-afterAll(async () => cluster?.close());
+// The file's throwaway PostgreSQL, started before its tests and removed after them.
+const cluster = fleetCluster();
 
 const dialects: Record<string, () => Promise<Dialect>> = {
   sqlite: async () => {
