@@ -59,9 +59,14 @@ describe.each<AgentMode>(['balanced', 'low-latency'])('conversations on the fixt
   it.each(fixtures.map((f) => [f.file, f] as const))('%s: right turns, close transcripts, the scripted replies', async (_name, fixture) => {
     const caller = await decodeCall(readFileSync(new URL(`./fixtures/calls/${fixture.file}`, import.meta.url)));
     const agentName = agentOf(fixture.file);
-    const { summary } = await runFileCall(stack.agentFor(createDialogue(agentName)), caller, { fast: true });
+    const { summary, events } = await runFileCall(stack.agentFor(createDialogue(agentName)), caller, { fast: true });
     const userTurns = summary.turns.filter((t: TurnReport) => t.userText !== '');
-    expect(userTurns.map((t) => t.turn)).toEqual([1, 2, 3]);
+    // On a failure, the call as it went: each turn and every error event.
+    const story = JSON.stringify({
+      turns: summary.turns.map((t) => [t.turn, t.userText, t.agentText, t.interrupted]),
+      errors: events.filter((e) => e.type === 'error' || e.type === 'assistant-unavailable'),
+    });
+    expect(userTurns.map((t) => t.turn), story).toEqual([1, 2, 3]);
     const wideband = caller.sampleRate >= 16000;
     const wer = callWer(fixture.turns, userTurns.map((t) => t.userText));
     // Measured (both modes alike): booking-16k 3 errors in 17 words (17.6 %), support-16k 0; booking-8k-ulaw
@@ -76,7 +81,7 @@ describe.each<AgentMode>(['balanced', 'low-latency'])('conversations on the fixt
       expect(normalise(expected[i]!).startsWith(normalise(turn.agentText))).toBe(true);
       expect(turn.metrics.voiceToVoiceMs).toBeGreaterThan(0);
     }
-    expect(summary.errors).toBe(0);
+    expect(summary.errors, story).toBe(0);
     // The last caller turn says goodbye; the agent answers it in full and ends the call.
     expect(userTurns.at(-1)!.interrupted).toBe(false);
     if (wideband) expect(summary.reason).not.toBe('caller hung up');
