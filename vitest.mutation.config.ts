@@ -54,5 +54,7 @@ export const mutationTestFiles = [
  */
 const include = process.env['MUTATION_TESTS']?.split(',').filter(Boolean) ?? mutationTestFiles;
 
-// Spread, not mergeConfig: mergeConfig would append to the base `include` instead of replacing it.
-export default defineConfig({ ...base, test: { ...base.test, include, reporters: ['default'] } });
+// One project of just these files: the base config's projects each have an `include` of their own, which would
+// run the whole suite. Spread, not mergeConfig: mergeConfig would append to `include` instead of replacing it.
+const { projects: _projects, ...shared } = base.test ?? {};
+export default defineConfig({ ...base, test: { ...shared, include, reporters: ['default'] } });
