@@ -8,10 +8,12 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { lastValueFrom, toArray } from 'rxjs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Dialogue } from '../src/agent/index.js';
 import { encodeWav } from '../src/audio/index.js';
 import { llmDialogue } from '../src/cli/llm-options.js';
+import type { TestCommandOptions } from '../src/cli/options.js';
+import { runTests } from '../src/cli/run-test.js';
 import type { McpServer } from '../plugins/index.js';
 import { AgentResources, loadScenarios, scenarioDialogue } from '../src/testing/index.js';
 import { callsTools, FakeOpenAiServer, says } from './fake-openai-server.js';
@@ -23,6 +25,11 @@ const bank = (pidFile = 'bank.pid') => `bank=env BANK_PID_FILE=${join(dir, pidFi
 const offered = (request: { body: { tools?: unknown[] } }) => (request.body.tools as Array<{ function: { name: string } }>).map((tool) => tool.function.name);
 const respond = (agent: Dialogue, userText: string, kept?: boolean) =>
   lastValueFrom(agent.respond({ history: [], userText, ...(kept !== undefined ? { speculative: { kept: async () => kept } } : {}) }).pipe(toArray()));
+
+const shoal = (args: string[]) =>
+  new Promise<{ code: number | null; stderr: string }>((done) =>
+    execFile(process.execPath, ['bin/shoal.js', ...args], (error, _stdout, stderr) => done({ code: error ? (error.code as number) : 0, stderr })),
+  );
 
 const model = new FakeOpenAiServer();
 beforeAll(() => model.start());
@@ -48,16 +55,22 @@ describe('--mcp-tools: the LLM agent\'s allow-list', () => {
     await expect(llmDialogue({ llmUrl: model.baseUrl, mcp: [bank()], mcpTools: ['crm.find'] })).rejects.toThrow('--mcp-tools: "crm.find" names no MCP server given (servers: bank)');
   }, 20_000);
 
-  it('on the command line: exit 2 and the error on stderr', async () => {
+  it('on the command line (shoal talk, shoal test): exit 2 and the error on stderr', async () => {
     const quiet = join(dir, 'quiet.wav');
     writeFileSync(quiet, encodeWav(new Int16Array(1600), 16_000));
-    const run = await new Promise<{ code: number | null; stderr: string }>((done) =>
-      execFile(process.execPath, ['bin/shoal.js', 'talk', '--in', quiet, '--llm-url', model.baseUrl, '--mcp', bank(), '--mcp-tools', 'bank.block_card,bank.open_account'], (error, _stdout, stderr) =>
-        done({ code: error ? (error.code as number) : 0, stderr }),
-      ),
-    );
-    expect(run.stderr).toMatch(/shoal: --mcp bank: MCP server bank has no tool "open_account"/);
-    expect(run.code).toBe(2);
+    const talk = await shoal(['talk', '--in', quiet, '--llm-url', model.baseUrl, '--mcp', bank(), '--mcp-tools', 'bank.block_card,bank.open_account']);
+    expect(talk.stderr).toMatch(/shoal: --mcp bank: MCP server bank has no tool "open_account"/);
+    expect(talk.code).toBe(2);
+    const suite = join(dir, 'cli.scenarios.yaml');
+    writeFileSync(suite, 'scenarios:\n  - name: s\n    steps: [{ say: hello }]\n');
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      const options = { llmUrl: model.baseUrl, mcp: [bank()], mcpSpeculative: ['crm.find'], runs: 1, concurrency: 1 } as TestCommandOptions;
+      expect(await runTests([suite], options)).toBe(2);
+      expect(stderr).toHaveBeenCalledWith('shoal test: --mcp-speculative: "crm.find" names no MCP server given (servers: bank)\n');
+    } finally {
+      stderr.mockRestore();
+    }
   }, 30_000);
 });
 
