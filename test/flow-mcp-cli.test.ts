@@ -1,6 +1,6 @@
 /**
  * `shoal test` run from outside on suites whose agents use a stdio MCP server (test/support/mcp-bank-server.ts):
- * a flow's `mcp:` and `--mcp` on the command line. The servers' tools run in the calls, and when the run ends
+ * a flow's `mcp:` and `--mcp` (with `--mcp-tools`) on the command line. The servers' tools run in the calls, and when the run ends
  * the servers are stopped, so the process exits.
  */
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -58,11 +58,15 @@ describe('shoal test with MCP servers', () => {
     const dir = mkdtempSync(join(tmpdir(), 'shoal-mcp-cli-'));
     writeSuite(dir);
     const mcp = `bank=env BANK_PID_FILE=${join(dir, 'cli.pid')} ${process.execPath} --import tsx ${server}`;
-    const run = await shoal(['test', dir, '--llm-url', model.baseUrl, '--mcp', mcp], /passed in/, 10_000);
+    const run = await shoal(['test', dir, '--llm-url', model.baseUrl, '--mcp', mcp, '--mcp-tools', 'bank.block_card'], /passed in/, 10_000);
     expect(run.stdout).toMatch(/2\/2 scenarios passed/);
     expect(run.code).toBe(0);
     expect(run.exitAfterSummaryMs).toBeLessThan(10_000);
     expect(run.stderr).toMatch(/MCP server bank: bank_block_card, bank_balance/);
+    // --mcp-tools: the models were offered no other tool of the server.
+    const offered = model.seen.flatMap((request) => (request.body.tools as Array<{ function: { name: string } }> | undefined) ?? []).map((tool) => tool.function.name);
+    expect(offered.filter((name) => name.startsWith('bank_'))).toContain('bank_block_card');
+    expect(offered.filter((name) => name.startsWith('bank_') && name !== 'bank_block_card')).toEqual([]);
     for (const pidFile of ['flow.pid', 'cli.pid']) {
       expect(existsSync(join(dir, pidFile))).toBe(true);
       expect(alive(Number(readFileSync(join(dir, pidFile), 'utf8')))).toBe(false);

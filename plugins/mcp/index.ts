@@ -1,2 +1,3 @@
 export { McpServer, McpServerError, type McpOptions } from './mcp-server.js';
-export { mcpServerSpecSchema, type McpServerSpec } from './mcp-spec.js';
+export { mcpServerSpecSchema, mcpSpecObject, withSpeculative, type McpServerSpec } from './mcp-spec.js';
+export { allowLists } from './mcp-allow.js';

@@ -2,7 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { importOptional } from '../../src/optional/index.js';
 import type { ChatTool, ToolContext } from '../openai/index.js';
-import type { McpServerSpec } from './mcp-spec.js';
+import { mcpSpecObject, type McpServerSpec } from './mcp-spec.js';
 
 
 export interface McpOptions {
@@ -43,22 +43,34 @@ export class McpServer {
     const server = new McpServer(name, spec, options);
     await server.start();
     const listed = await server.client!.listTools();
-    const allowed = listed.tools.filter((tool) => !options.allow || options.allow.includes(tool.name));
     const speculative = [...(options.speculative ?? []), ...(typeof spec === 'string' ? [] : (spec.speculative ?? []))];
-    for (const wanted of [...(options.allow ?? []), ...speculative]) {
-      if (!listed.tools.some((tool) => tool.name === wanted)) {
-        await server.close();
-        throw new McpServerError(`MCP server ${name} has no tool "${wanted}" (its tools: ${listed.tools.map((t) => t.name).join(', ')})`);
-      }
-    }
-    server.tools = allowed.map((tool) => ({
+    server.tools = listed.tools.map((tool) => ({
       name: `${name}.${tool.name}`,
       ...(tool.description !== undefined ? { description: tool.description } : {}),
       parameters: tool.inputSchema as Record<string, unknown>,
       speculative: speculative.includes(tool.name),
       run: (args: Record<string, unknown>, context: ToolContext) => server.call(tool.name, args, context),
     }));
+    try {
+      server.offered(speculative);
+      server.tools = server.offered(options.allow);
+    } catch (error) {
+      await server.close();
+      throw error;
+    }
     return server;
+  }
+
+  /**
+   * The tools an agent is offered: those named in `allow` (names on the server), or all without it. A name the
+   * server does not have is an error that lists the ones it has.
+   */
+  offered(allow?: readonly string[]): ChatTool[] {
+    if (!allow) return this.tools;
+    const toolName = (tool: ChatTool) => tool.name.slice(this.name.length + 1);
+    const missing = allow.find((name) => !this.tools.some((tool) => toolName(tool) === name));
+    if (missing !== undefined) throw new McpServerError(`MCP server ${this.name} has no tool "${missing}" (its tools: ${this.tools.map(toolName).join(', ')})`);
+    return this.tools.filter((tool) => allow.includes(toolName(tool)));
   }
 
   private async start(): Promise<void> {
@@ -77,16 +89,14 @@ export class McpServer {
   }
 
   private async transport(): Promise<Transport> {
-    const url = typeof this.spec === 'string' ? (/^https?:\/\//.test(this.spec) ? this.spec : undefined) : 'url' in this.spec ? this.spec.url : undefined;
-    if (url !== undefined) {
+    const spec = mcpSpecObject(this.spec);
+    if ('url' in spec) {
       const { StreamableHTTPClientTransport } = await importOptional<typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js')>('@modelcontextprotocol/sdk', '/client/streamableHttp.js');
-      return new StreamableHTTPClientTransport(new URL(url));
+      return new StreamableHTTPClientTransport(new URL(spec.url));
     }
     const { StdioClientTransport, getDefaultEnvironment } = await importOptional<typeof import('@modelcontextprotocol/sdk/client/stdio.js')>('@modelcontextprotocol/sdk', '/client/stdio.js');
-    const spec = this.spec as Exclude<McpServerSpec, { url: string }>;
-    const [command, ...args] = typeof spec === 'string' ? spec.split(/\s+/).filter(Boolean) : [spec.command, ...(spec.args ?? [])];
-    const env = typeof spec === 'string' ? undefined : spec.env;
-    return new StdioClientTransport({ command: command!, args, stderr: 'pipe', ...(env ? { env: { ...getDefaultEnvironment(), ...env } } : {}) });
+    const { command, args = [], env } = spec;
+    return new StdioClientTransport({ command, args, stderr: 'pipe', ...(env ? { env: { ...getDefaultEnvironment(), ...env } } : {}) });
   }
 
   private async call(tool: string, args: Record<string, unknown>, context: ToolContext): Promise<unknown> {

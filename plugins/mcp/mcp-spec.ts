@@ -14,3 +14,18 @@ export const mcpServerSpecSchema = z.union([
 ]);
 
 export type McpServerSpec = z.output<typeof mcpServerSpecSchema>;
+
+/** The spec as an object: a command line split into `{command, args}`, a URL as `{url}`. */
+export function mcpSpecObject(spec: McpServerSpec): Exclude<McpServerSpec, string> {
+  if (typeof spec !== 'string') return spec;
+  if (/^https?:\/\//.test(spec)) return { url: spec };
+  const [command, ...args] = spec.split(/\s+/).filter(Boolean);
+  return { command: command!, args };
+}
+
+/** The spec with `tools` (names on the server) added to its `speculative` ones. */
+export function withSpeculative(spec: McpServerSpec, tools: readonly string[]): McpServerSpec {
+  if (tools.length === 0) return spec;
+  const object = mcpSpecObject(spec);
+  return { ...object, speculative: [...(object.speculative ?? []), ...tools] };
+}

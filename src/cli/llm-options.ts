@@ -3,7 +3,7 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { Dialogue } from '../agent/index.js';
 import { readSecretFile } from './secrets.js';
 import type { TransferPolicy } from '../agent/transfer-target.js';
-import type { ChatTool, McpServer } from '../../plugins/index.js';
+import type { ChatTool, McpServer, McpServerSpec } from '../../plugins/index.js';
 
 /** The `--llm-*` options shared by `shoal talk` and `shoal agent`. */
 export interface LlmCommandOptions {
@@ -18,6 +18,10 @@ export interface LlmCommandOptions {
   greeting?: string;
   /** `--mcp NAME=COMMAND` / `--mcp NAME=URL`, repeatable: MCP servers whose tools the model is offered. */
   mcp?: string[];
+  /** `--mcp-tools server.tool,...`, repeatable: of the servers named, only these tools are offered. */
+  mcpTools?: string[];
+  /** `--mcp-speculative server.tool,...`, repeatable: MCP tools that may run for a speculative reply. */
+  mcpSpeculative?: string[];
 }
 
 function collectMcp(value: string, previous: string[] = []): string[] {
@@ -25,10 +29,38 @@ function collectMcp(value: string, previous: string[] = []): string[] {
   return [...previous, value];
 }
 
-/** The `--mcp` entries as `{name: command line or URL}`. */
-export function mcpServers(entries: readonly string[] = []): Record<string, string> {
-  return Object.fromEntries(entries.map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]));
+function collectToolNames(value: string, previous: string[] = []): string[] {
+  const names = value.split(',').map((name) => name.trim()).filter(Boolean);
+  const bad = names.find((name) => !/^[A-Za-z_][A-Za-z0-9_-]*\.\S+$/.test(name));
+  if (names.length === 0 || bad !== undefined) throw new InvalidArgumentError(`expected server.tool names separated by commas, e.g. bank.block_card,bank.balance${bad ? ` (not server.tool: "${bad}")` : ''}`);
+  return [...previous, ...names];
 }
+
+/**
+ * The `--mcp` servers as `{name: spec}`, each with its `--mcp-speculative` tools; and the `--mcp-tools`
+ * allow-list checked against them (a `server.tool` of a server not given is an error).
+ */
+export async function mcpChoice(options: Pick<LlmCommandOptions, 'mcp' | 'mcpTools' | 'mcpSpeculative'>): Promise<{ servers: Record<string, McpServerSpec>; allow: Map<string, string[]> | undefined }> {
+  const { allowLists, withSpeculative } = await import('../../plugins/index.js');
+  const entries = (options.mcp ?? []).map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)] as const);
+  const names = entries.map(([name]) => name);
+  const listed = (option: string, tools: readonly string[] = []) => {
+    try {
+      return allowLists(tools, names);
+    } catch (error) {
+      throw new LlmOptionError(`${option}: ${(error as Error).message}`);
+    }
+  };
+  const allow = options.mcpTools ? listed('--mcp-tools', options.mcpTools) : undefined;
+  const speculative = listed('--mcp-speculative', options.mcpSpeculative);
+  return {
+    servers: Object.fromEntries(entries.map(([name, spec]) => [name, withSpeculative(spec, speculative.get(name) ?? [])])),
+    allow,
+  };
+}
+
+/** The options that mean nothing without `--llm-url`. */
+export const strayKeys = ['llmModel', 'llmKey', 'llmKeyFile', 'instructions', 'tools', 'greeting', 'mcp', 'mcpTools', 'mcpSpeculative'] as const;
 
 export const defaults = {
   model: 'gpt-4o-mini',
@@ -65,13 +97,15 @@ export function addLlmOptions(command: Command): Command {
     .option('--instructions <file>', "system prompt for --llm-url: a text file with the agent's instructions")
     .option('--tools <file>', 'tools for --llm-url: a YAML or JSON file of `name: {description, parameters, http: {url, method}}` (docs/llm-agents.md)')
     .option('--mcp <name=command|url>', 'offer the tools of an MCP server to the --llm-url model, as name_tool (repeatable)', collectMcp)
+    .option('--mcp-tools <server.tool,...>', 'offer only these tools of the --mcp servers named (the others offer all theirs); a tool the server lacks fails at start (repeatable)', collectToolNames)
+    .option('--mcp-speculative <server.tool,...>', 'MCP tools safe to run for a speculative reply, e.g. read-only lookups (default: none; the others wait until the turn is final) (repeatable)', collectToolNames)
     .option('--greeting <text>', `first line of the --llm-url agent (default: "${defaults.greeting}"; "" for none)`);
 }
 
 /** The LLM dialogue the options ask for, or undefined without `--llm-url`; its `--mcp` servers are added to `servers` (close them at the end). */
 export async function llmDialogue(options: LlmCommandOptions, transfers?: TransferPolicy, servers: McpServer[] = []): Promise<Dialogue | undefined> {
   if (!options.llmUrl) {
-    const stray = (['llmModel', 'llmKey', 'llmKeyFile', 'instructions', 'tools', 'greeting', 'mcp'] as const).find((key) => options[key] !== undefined);
+    const stray = strayKeys.find((key) => options[key] !== undefined);
     if (stray) throw new LlmOptionError(`--${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} needs --llm-url`);
     return undefined;
   }
@@ -90,14 +124,22 @@ export async function llmDialogue(options: LlmCommandOptions, transfers?: Transf
   } catch (error) {
     throw new LlmOptionError(`--tools: ${(error as Error).message}`);
   }
-  for (const [name, spec] of Object.entries(mcpServers(options.mcp))) {
-    const server = await McpServer.connect(name, spec).catch((error: Error) => {
-      throw new LlmOptionError(`--mcp ${name}: ${error.message}`);
-    });
-    servers.push(server);
-    process.stderr.write(`shoal: MCP server ${name}: ${server.tools.map((tool) => wireName(tool.name)).join(', ') || 'no tools'}\n`);
-    fileTools.push(...server.tools.map((tool) => ({ ...tool, name: wireName(tool.name) })));
+  const mcp = await mcpChoice(options);
+  const started: McpServer[] = [];
+  try {
+    for (const [name, spec] of Object.entries(mcp.servers)) {
+      const server = await McpServer.connect(name, spec, mcp.allow?.has(name) ? { allow: mcp.allow.get(name)! } : {}).catch((error: Error) => {
+        throw new LlmOptionError(`--mcp ${name}: ${error.message}`);
+      });
+      started.push(server);
+      process.stderr.write(`shoal: MCP server ${name}: ${server.tools.map((tool) => wireName(tool.name)).join(', ') || 'no tools'}\n`);
+      fileTools.push(...server.tools.map((tool) => ({ ...tool, name: wireName(tool.name) })));
+    }
+  } catch (error) {
+    await Promise.all(started.map((server) => server.close()));
+    throw error;
   }
+  servers.push(...started);
   const transferTools = transfers && (Object.keys(transfers.targets).length > 0 || transfers.defaultTarget || transfers.allowAnyTarget) ? [transferTool(transfers)] : [];
   const model = options.llmModel ?? defaults.model;
   return new ChatCompletionDialogue({

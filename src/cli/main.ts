@@ -51,8 +51,9 @@ try {
 } catch (error) {
   const message = error instanceof Error ? error.message : String(error);
   for (const line of message.split('\n')) process.stderr.write(`shoal: ${line}\n`);
-  // A dialogue file that does not load is a usage error, as for `shoal test`'s unusable files.
-  process.exitCode = error instanceof Error && ['ScriptValidationError', 'ScriptSyntaxError'].includes(error.name) ? 2 : 1;
+  // A dialogue file that does not load, or `--llm-*`/`--mcp*` options that cannot be used, is a usage error, as
+  // for `shoal test`'s unusable files.
+  process.exitCode = error instanceof Error && ['ScriptValidationError', 'ScriptSyntaxError', 'LlmOptionError'].includes(error.name) ? 2 : 1;
 } finally {
   await telemetry?.shutdown();
 }

@@ -14,7 +14,7 @@ import { AgentBusyError, CallRejectedError, type CallRequest, type RunningCall }
 import { CallAdmission } from '../agent/admission.js';
 import { recordTurn, watchAdmission } from '../agent/call-metrics.js';
 import { agents, createDialogue, UnknownAgentError } from '../../agents/index.js';
-import { loadFlow, openDialogueFile } from '../../plugins/index.js';
+import { loadFlow, openDialogueFile, type McpServer } from '../../plugins/index.js';
 import { createLogger, type Logger } from '../logging/index.js';
 import type { AgentCommandOptions } from './options.js';
 import { defaults as llmDefaults, llmDialogue, type LlmCommandOptions } from './llm-options.js';
@@ -49,30 +49,39 @@ export interface AgentAppHooks {
   logger?: Logger;
 }
 
-/** Where each call's dialogue comes from: a `--script` file, or the ready-made agents by name. */
+/** Where each call's dialogue comes from: an LLM, a `--script` file, or the ready-made agents by name. */
 export interface DialogueSource {
   listing: AgentListing;
   create(name: string | undefined): { name: string; dialogue: Dialogue };
+  /** Stops what the dialogues use: the MCP servers of `--mcp` and of a flow's `mcp:`. */
+  close(): Promise<void>;
 }
 
 export async function dialogueSource(options: Pick<AgentCommandOptions, 'agent' | 'script'> & LlmCommandOptions, transfers?: TransferPolicy): Promise<DialogueSource> {
-  const llm = await llmDialogue(options, transfers);
+  const servers: McpServer[] = [];
+  const llm = await llmDialogue(options, transfers, servers);
   if (llm) {
     const description = `LLM ${options.llmModel ?? llmDefaults.model} at ${options.llmUrl}`;
-    return { listing: { default: llm.name, agents: [{ name: llm.name, description }] }, create: () => ({ name: llm.name, dialogue: llm }) };
+    return {
+      listing: { default: llm.name, agents: [{ name: llm.name, description }] },
+      create: () => ({ name: llm.name, dialogue: llm }),
+      close: async () => void (await Promise.all(servers.map((server) => server.close()))),
+    };
   }
   if (options.script) {
     const script = loadFlow(options.script);
     const name = script.name || basename(options.script);
-    const perCall = (await openDialogueFile(options.script)).create;
+    const opened = await openDialogueFile(options.script);
     return {
       listing: { default: name, agents: [{ name, description: script.description ?? `scripted dialogue from ${basename(options.script)}` }] },
-      create: () => ({ name, dialogue: perCall() }),
+      create: () => ({ name, dialogue: opened.create() }),
+      close: () => opened.close(),
     };
   }
   createDialogue(options.agent); // fails at start-up, naming the agents that exist, rather than on the first call
   const names = [options.agent, ...Object.keys(agents).filter((name) => name !== options.agent)];
   return {
+    close: async () => undefined,
     listing: { default: options.agent, agents: names.map((name) => ({ name, description: agents[name]!.description })) },
     create: (requested) => {
       const name = requested ?? options.agent;
@@ -116,6 +125,24 @@ export async function startAgentApp(options: AgentCommandOptions, hooks: AgentAp
   if (problems.length > 0) throw new ExposureError(problems);
   const transfers = transferPolicy(options);
   const source = await dialogueSource(options, transfers);
+  try {
+    const app = await serveCalls(options, hooks, source, { accessToken, streamKey, twilioAuthToken, publicUrl, transfers });
+    return { ...app, close: () => app.close().finally(() => source.close()) };
+  } catch (error) {
+    await source.close();
+    throw error;
+  }
+}
+
+interface Doors {
+  accessToken: string | undefined;
+  streamKey: string | undefined;
+  twilioAuthToken: string | undefined;
+  publicUrl: string | undefined;
+  transfers: TransferPolicy;
+}
+
+async function serveCalls(options: AgentCommandOptions, hooks: AgentAppHooks, source: DialogueSource, { accessToken, streamKey, twilioAuthToken, publicUrl, transfers }: Doors): Promise<AgentApp> {
   const logger = hooks.logger ?? createLogger({ level: 'silent' });
   const records = await openCallRecords(options, (error) => logger.warn({ err: error }, 'call record not written'), { log: logger });
   const speech = speechChoice(options);

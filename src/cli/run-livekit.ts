@@ -109,6 +109,7 @@ export async function runLiveKitCommand(options: LiveKitCommandOptions): Promise
   worker.events$.subscribe((event) => print(describeWorkerEvent(event)));
   const closeStack = async () => {
     await stack.close();
+    await source.close();
     await service?.embedded?.close();
     await records?.close();
   };

@@ -22,7 +22,7 @@ import {
 } from '../testing/index.js';
 import type { LlmSettings } from '../testing/schema.js';
 import type { TestCommandOptions } from './options.js';
-import { mcpServers } from './llm-options.js';
+import { LlmOptionError, mcpChoice, strayKeys } from './llm-options.js';
 import { ProviderSetupError, speechChoice, type SpeechChoice } from './speech-providers.js';
 import { openCallRecords } from './call-records.js';
 
@@ -49,15 +49,23 @@ export async function runTests(paths: string[], options: TestCommandOptions): Pr
     note(`shoal test: no scenario${options.grep ? ` matches --grep ${options.grep}` : ` in ${paths.join(' ')}`}`);
     return exitCodes.unusable;
   }
-  const stray = (['llmModel', 'llmKey', 'llmKeyFile', 'instructions', 'tools', 'greeting', 'mcp'] as const).find((key) => options[key] !== undefined && !options.llmUrl);
+  const stray = strayKeys.find((key) => options[key] !== undefined && !options.llmUrl);
   if (stray) {
     note(`shoal test: --${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} needs --llm-url`);
+    return exitCodes.unusable;
+  }
+  let llm: LlmSettings | undefined;
+  try {
+    llm = options.llmUrl ? await llmOf(options, options.llmUrl) : undefined;
+  } catch (error) {
+    if (!(error instanceof LlmOptionError)) throw error;
+    note(`shoal test: ${error.message}`);
     return exitCodes.unusable;
   }
   const defaultAgent = {
     ...(options.agent ? { agent: options.agent } : {}),
     ...(options.script ? { script: options.script } : {}),
-    ...(options.llmUrl ? { llm: llmOf(options, options.llmUrl) } : {}),
+    ...(llm ? { llm } : {}),
   };
   // The flows' and --mcp's MCP servers start once, here, and stop when the run ends, so that the process exits.
   const resources = new AgentResources((server, tools) => note(`shoal test: MCP server ${server}: ${tools.join(', ') || 'no tools'}`));
@@ -136,7 +144,7 @@ async function runScenarios(scenarios: Scenario[], options: TestCommandOptions, 
   return failed.length > 0 ? exitCodes.failed : exitCodes.passed;
 }
 
-function llmOf(options: TestCommandOptions, url: string): LlmSettings {
+async function llmOf(options: TestCommandOptions, url: string): Promise<LlmSettings> {
   const key = options.llmKey ?? options.llmKeyFile;
   return {
     url,
@@ -145,7 +153,8 @@ function llmOf(options: TestCommandOptions, url: string): LlmSettings {
     ...(options.instructions ? { instructions: resolve(options.instructions) } : {}),
     ...(options.tools ? { tools: resolve(options.tools) } : {}),
     ...(options.greeting !== undefined ? { greeting: options.greeting } : {}),
-    ...(options.mcp ? { mcp: mcpServers(options.mcp) } : {}),
+    ...(options.mcp ? { mcp: (await mcpChoice(options)).servers } : {}),
+    ...(options.mcpTools ? { mcp_tools: options.mcpTools } : {}),
   };
 }
 

@@ -43,7 +43,7 @@ export async function scenarioDialogue(scenario: Scenario, choice: AgentChoice =
       const { ChatCompletionDialogue, declaredTools, loadToolFile } = await import('../../plugins/index.js');
       const declared = llm.tools;
       const tools = typeof declared === 'string' ? loadToolFile(resolve(llmDir, declared)) : declared ? declaredTools(declared, scenario.file ?? scenario.name) : [];
-      tools.push(...(llm.mcp ? await resources.mcpTools(llm.mcp) : []));
+      tools.push(...(llm.mcp || llm.mcp_tools ? await resources.mcpTools(llm.mcp ?? {}, llm.mcp_tools) : []));
       const instructions = llm.instructions ? await readInstructions(resolve(llmDir, llm.instructions)) : undefined;
       const apiKey = llm.key ?? process.env.OPENAI_API_KEY;
       const greeting = llm.greeting;

@@ -23,9 +23,13 @@ export class AgentResources {
     });
   }
 
-  /** The tools of these MCP servers, offered under the names a model accepts (`bank_block_card`). */
-  async mcpTools(servers: Readonly<Record<string, McpServerSpec>>): Promise<ChatTool[]> {
-    const { McpServer, wireName } = await import('../../plugins/index.js');
+  /**
+   * The tools of these MCP servers, offered under the names a model accepts (`bank_block_card`); with `allow`
+   * (`server.tool` names), only those of the servers it names. A name of no server or tool given is an error.
+   */
+  async mcpTools(servers: Readonly<Record<string, McpServerSpec>>, allow: readonly string[] = []): Promise<ChatTool[]> {
+    const { McpServer, allowLists, wireName } = await import('../../plugins/index.js');
+    const allowed = allowLists(allow, Object.keys(servers));
     const tools: ChatTool[] = [];
     for (const [name, spec] of Object.entries(servers)) {
       const server = await this.once(this.servers, `${name}=${JSON.stringify(spec)}`, async () => {
@@ -33,7 +37,7 @@ export class AgentResources {
         this.started(name, connected.tools.map((tool) => wireName(tool.name)));
         return connected;
       });
-      tools.push(...server.tools.map((tool) => ({ ...tool, name: wireName(tool.name) })));
+      tools.push(...server.offered(allowed.get(name)).map((tool) => ({ ...tool, name: wireName(tool.name) })));
     }
     return tools;
   }

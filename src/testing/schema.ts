@@ -117,6 +117,17 @@ export const llmSchema = z.strictObject({
     .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_-]*$/), mcpServerSpecSchema)
     .optional()
     .describe("MCP servers whose tools the model may call (as name_tool): a command line (stdio), a URL (Streamable HTTP), {command, args, env, speculative} or {url, speculative}"),
+  mcp_tools: z
+    .array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_-]*\.\S+$/, 'expected server.tool, e.g. bank.block_card'))
+    .min(1)
+    .optional()
+    .describe('an allow-list of MCP tools as server.tool: of the servers named, only these tools are offered (the others offer all theirs)'),
+}).superRefine((llm, context) => {
+  const servers = Object.keys(llm.mcp ?? {});
+  for (const [index, name] of (llm.mcp_tools ?? []).entries()) {
+    const server = name.slice(0, name.indexOf('.'));
+    if (!servers.includes(server)) context.addIssue({ code: 'custom', message: `unknown MCP server "${server}" (servers: ${servers.join(', ') || 'none in mcp:'})`, path: ['mcp_tools', index] });
+  }
 });
 
 export const callerSchema = z
