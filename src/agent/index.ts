@@ -36,6 +36,7 @@ export { FailoverSpeechToText, defaults as failoverSttDefaults, type FailoverStt
 export { FailoverTextToSpeech } from './tts/failover-tts.js';
 export { TransferTargetError, TransferRefusedError, resolveTransfer, isPhoneNumber, isSipUri, type TransferPolicy, type AllowedTransfer } from './transfer-target.js';
 export { SqliteCallStore } from './records/sqlite-call-store.js';
+export { wrappedTransport, type TransportChanges } from './wrapped-transport.js';
 export { CallRecording, recordedTransport, recordingPath, audioDefaults, RECORDING_RATE } from './records/call-audio.js';
 export { CallSpool, spoolFileName, type CallWrite } from './records/call-spool.js';
 export { CallWriteQueue, writeQueueDefaults, type RecordsLog, type WriteQueueOptions } from './records/call-write-queue.js';

@@ -4,6 +4,7 @@ import { tap } from 'rxjs';
 import { OggOpusStreamEncoder, Resampler, type AudioFrame } from '../../audio/index.js';
 import type { Clock } from '../../pipeline/clock.js';
 import type { Transport } from '../contracts.js';
+import { wrappedTransport } from '../wrapped-transport.js';
 
 /** The recording's rate: speech-band Opus, a phone line's 8 kHz upsampled. */
 export const RECORDING_RATE = 16000;
@@ -200,13 +201,8 @@ export class CallRecording {
 
 /** The transport with its caller audio, played audio and barge-ins going to the recording too. */
 export function recordedTransport(inner: Transport, audio: CallRecording): Transport {
-  return {
-    ...(inner.describe ? { describe: () => inner.describe!() } : {}),
+  return wrappedTransport(inner, {
     audio$: inner.audio$.pipe(tap((frame) => audio.heard(frame))),
-    events$: inner.events$,
-    traceContext: inner.traceContext,
-    ...(inner.playoutRate !== undefined ? { playoutRate: inner.playoutRate } : {}),
-    ...(inner.telephoneBand !== undefined ? { telephoneBand: inner.telephoneBand } : {}),
     play: (frame) => {
       audio.played(frame);
       inner.play(frame);
@@ -215,9 +211,5 @@ export function recordedTransport(inner: Transport, audio: CallRecording): Trans
       audio.cleared();
       inner.clear();
     },
-    ...(inner.playedMs ? { playedMs: () => inner.playedMs!() } : {}),
-    ...(inner.pendingMs ? { pendingMs: () => inner.pendingMs!() } : {}),
-    ...(inner.send ? { send: (message: unknown) => inner.send!(message) } : {}),
-    hangup: (reason) => inner.hangup(reason),
-  };
+  });
 }
