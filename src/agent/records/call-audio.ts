@@ -1,10 +1,9 @@
-import { createWriteStream, mkdirSync, openSync, type WriteStream } from 'node:fs';
-import { join } from 'node:path';
 import { tap } from 'rxjs';
 import { OggOpusStreamEncoder, Resampler, type AudioFrame } from '../../audio/index.js';
 import type { Clock } from '../../pipeline/clock.js';
 import type { Transport } from '../contracts.js';
 import { wrappedTransport } from '../wrapped-transport.js';
+import { RecordingFolder, type RecordingWriter } from './recording-store.js';
 
 /** The recording's rate: speech-band Opus, a phone line's 8 kHz upsampled. */
 export const RECORDING_RATE = 16000;
@@ -20,8 +19,6 @@ export const audioDefaults = {
   complexity: 2,
 };
 
-/** A call's recording in the recordings' folder. */
-export const recordingPath = (folder: string, callId: string) => join(folder, `${callId}.ogg`);
 
 interface Segment {
   startMs: number;
@@ -91,7 +88,7 @@ export class CallRecording {
     bitrate: audioDefaults.bitrate,
     complexity: audioDefaults.complexity,
   });
-  private readonly file: WriteStream;
+  private readonly file: RecordingWriter;
   private readonly startedMs: number;
   private callerEndMs = 0;
   private agentEndMs = 0;
@@ -99,14 +96,13 @@ export class CallRecording {
   private written: Promise<void> = Promise.resolve();
   private ended = false;
 
+  /** `to`: a file's path, or a recording store's writer (PostgreSQL's). */
   constructor(
-    readonly path: string,
+    to: string | RecordingWriter,
     private readonly clock: Clock,
     private readonly onError: (error: unknown) => void = () => undefined,
   ) {
-    mkdirSync(join(path, '..'), { recursive: true });
-    this.file = createWriteStream(path, { fd: openSync(path, 'w') });
-    this.file.on('error', onError);
+    this.file = typeof to === 'string' ? RecordingFolder.file(to, onError) : to;
     this.startedMs = clock.now();
   }
 
@@ -186,7 +182,7 @@ export class CallRecording {
         if (last) {
           this.caller.close();
           this.agent.close();
-          await new Promise<void>((resolve) => this.file.end(resolve));
+          await this.file.end();
         }
       })
       .catch((error: unknown) => {
