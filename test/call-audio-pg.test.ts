@@ -6,7 +6,11 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { describe, expect, it, vi } from 'vitest';
 import { OggOpusDecoder } from 'ogg-opus-decoder';
+import { CallRecording } from '../src/agent/index.js';
+import { PgCallStore } from '../src/agent/records/pg-call-store.js';
+import { createFrame } from '../src/audio/index.js';
 import { callRecordsApi, openCallRecords } from '../src/cli/call-records.js';
+import { VirtualClock } from '../src/pipeline/index.js';
 import { virtualCall } from './agent-virtual-call.js';
 import { fleetCluster } from './fleet-harness.js';
 
@@ -100,5 +104,44 @@ describe('call recordings in PostgreSQL', () => {
     expect(await rows(database, 'SELECT call_id FROM call_recordings')).toEqual([]);
     expect((await other.get(`/${id}/audio`)).status).toBe(404);
     await Promise.all([recorder.close(), other.close(), keeping.close()]);
+  }, 30_000);
+
+  it('keep a call whole through a database restart mid-call: the failed writes are retried in order', async () => {
+    const database = await cluster.createDatabase();
+    const store = await PgCallStore.open(database, { onError: () => {} });
+    const errors: unknown[] = [];
+    const clock = new VirtualClock();
+    const recording = new CallRecording(store.recordings.open('restarted', (error) => errors.push(error)), clock);
+    const speak = async (fromMs: number, toMs: number) => {
+      for (let t = fromMs; t < toMs; t += 20) {
+        clock.advanceTo(t + 20);
+        recording.heard(createFrame(new Int16Array(160).fill(3000), 8000));
+        if (t % 500 === 0) await new Promise((resolve) => setImmediate(resolve));
+      }
+    };
+    await speak(0, 3000);
+    await vi.waitFor(async () => expect(await store.recordings.size('restarted')).toBeGreaterThan(1000));
+    await cluster.stop();
+    try {
+      await speak(3000, 6000);
+      await vi.waitFor(() => expect(errors.length).toBeGreaterThan(0), { timeout: 5_000 });
+    } finally {
+      await cluster.start();
+    }
+    await recording.end();
+    expect(errors).toHaveLength(1);
+    const size = (await store.recordings.size('restarted'))!;
+    const chunks: Buffer[] = [];
+    for await (const chunk of store.recordings.read('restarted', 0, size - 1)) chunks.push(chunk as Buffer);
+    const bytes = Buffer.concat(chunks);
+    expect(ended(bytes)).toBe(true);
+    // Every page once and in order: the decoder checks each page and the stream's length.
+    const decoder = new OggOpusDecoder();
+    await decoder.ready;
+    const { samplesDecoded, sampleRate, errors: decodeErrors } = await decoder.decodeFile(bytes);
+    decoder.free();
+    expect(decodeErrors).toEqual([]);
+    expect(Math.abs(samplesDecoded / sampleRate - 6)).toBeLessThan(0.1);
+    await store.close();
   }, 30_000);
 });
