@@ -2,17 +2,24 @@
  * The cost of recording a call's audio (`--record-audio`): prints one JSON object.
  * One phone call on a virtual clock: 8 kHz caller audio in 20 ms frames, the agent speaking half the time at
  * 16 kHz with a barge-in each minute, encoded as it goes into stereo Ogg Opus. Reports the recorder's CPU ms per
- * call-minute (the encoding included) and the file's bytes per call-minute.
- * Run: npx tsx bench/call-audio.ts [--quick]   (--quick: one call-minute, else five)
+ * call-minute (the encoding included) and the file's bytes per call-minute. With --postgres the recording goes to
+ * a throwaway PostgreSQL (fsync on) as `--database` keeps it: rows and table bytes per call-minute, and the round
+ * trips' latency.
+ * Run: npx tsx bench/call-audio.ts [--quick] [--postgres]   (--quick: one call-minute, else five)
  */
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createFrame } from '../src/audio/index.js';
-import { CallRecording } from '../src/agent/index.js';
+import { CallRecording, type RecordingWriter } from '../src/agent/index.js';
+import { PgCallStore } from '../src/agent/records/pg-call-store.js';
 import { VirtualClock } from '../src/pipeline/index.js';
+import { startPgCluster } from '../test/pg-cluster.js';
 
 const minutes = process.argv.includes('--quick') ? 1 : 5;
+const postgres = process.argv.includes('--postgres') ? await startPgCluster({ durable: true }) : undefined;
+const database = postgres ? await postgres.createDatabase() : undefined;
+const store = database ? await PgCallStore.open(database) : undefined;
 const voice = (ms: number, rate: number, seed: number) => {
   const samples = new Int16Array((ms * rate) / 1000);
   for (let i = 0; i < samples.length; i++) {
@@ -29,9 +36,11 @@ const callerSpeech = voice(20, 8000, 1);
 const agentSpeech = voice(100, 16000, 2);
 const before = process.cpuUsage();
 const wallStart = performance.now();
-const recording = new CallRecording(path, clock, (error) => {
+const fail = (error: unknown) => {
   throw error;
-});
+};
+const to: string | RecordingWriter = store ? store.recordings.open('bench-call', fail) : path;
+const recording = new CallRecording(to, clock, fail);
 const totalMs = minutes * 60_000;
 for (let t = 0; t < totalMs; t += 20) {
   clock.advanceTo(t + 20);
@@ -46,10 +55,24 @@ for (let t = 0; t < totalMs; t += 20) {
 await recording.end();
 const cpu = process.cpuUsage(before);
 const wallMs = performance.now() - wallStart;
-const bytes = (await stat(path)).size;
+const bytes = store ? (await store.recordings.size('bench-call'))! : (await stat(path)).size;
+let stored: Record<string, unknown> = { storedIn: 'file' };
+if (store && postgres) {
+  const pg = await import('pg');
+  const client = new pg.default.Client(database);
+  await client.connect();
+  const { rows } = await client.query<{ pieces: number; table: string }>(
+    "SELECT COUNT(*)::int AS pieces, pg_total_relation_size('call_recordings')::text AS table FROM call_recordings",
+  );
+  await client.end();
+  stored = { storedIn: 'postgres (fsync on)', rowsPerCallMinute: Math.round(rows[0]!.pieces / minutes), tableBytesPerCallMinute: Math.round(Number(rows[0]!.table) / minutes) };
+  await store.close();
+  await postgres.close();
+}
 await rm(dir, { recursive: true, force: true });
 console.log(
   JSON.stringify({
+    ...stored,
     callMinutes: minutes,
     cpuMsPerCallMinute: Math.round((cpu.user + cpu.system) / 1000 / minutes),
     cpuShareOfOneCore: Math.round(((cpu.user + cpu.system) / 1000 / (totalMs)) * 10000) / 100 + ' %',

@@ -1,4 +1,7 @@
-/** Call records while PostgreSQL is down: kept and retried during a call, spooled at close, replayed at start. */
+/**
+ * Call records while PostgreSQL is down: kept and retried during a call, spooled past the queue's bound and at
+ * close, the spool replayed once the database answers again and at start.
+ */
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -19,10 +22,10 @@ const turnEvent = (turn: number): AgentEvent =>
   ({ type: 'turn-metrics', report: { turn, userText: `caller ${turn}`, agentText: `agent ${turn}`, interrupted: false, metrics: { interrupted: false } } }) as AgentEvent;
 const hangup = { type: 'hangup', reason: 'caller hung up', summary: { durationMs: 3000 } } as unknown as AgentEvent;
 
-async function open(database: string, dataDir: string, warnings: string[]) {
+async function open(database: string, dataDir: string, warnings: string[], maxQueued?: number) {
   const opened = await openCallRecords({ database, dataDir }, () => {}, {
     log: { warn: (_details, message) => warnings.push(message) },
-    queue: { retryFirstMs: 50, retryMaxMs: 400, closeWaitMs: 300 },
+    queue: { retryFirstMs: 50, retryMaxMs: 400, closeWaitMs: 300, ...(maxQueued !== undefined ? { maxQueued } : {}) },
   });
   return opened!;
 }
@@ -106,5 +109,47 @@ describe('call records when PostgreSQL is down', () => {
     expect(await rows(database, 'spooled')).toEqual({ entries: [[0, 1], [1, undefined], [2, 3]], call: { turns: 2, finished: true } });
     expect(await next.store.get('spooled')).toMatchObject({ finished: true, endedBy: 'caller hung up' });
     await next.close();
+  }, 60_000);
+
+  it('writes spooled while the database is down are written once it is back, while the agent runs, each once', async () => {
+    const database = await cluster.createDatabase();
+    const dataDir = await mkdtemp(join(tmpdir(), 'shoal-outage-'));
+    const spool = join(dataDir, 'calls-spool.jsonl');
+    const warnings: string[] = [];
+    // A queue of two writes: the outage's writes go to the spool.
+    const opened = await open(database, dataDir, warnings, 2);
+    const events$ = call(opened.records, 'live-replay');
+    events$.next(turnEvent(1));
+    await vi.waitFor(async () => expect((await rows(database, 'live-replay')).entries).toHaveLength(1), { timeout: 5_000 });
+    await cluster.stop();
+    let during: Subject<AgentEvent>;
+    try {
+      for (const turn of [2, 3, 4, 5]) {
+        events$.next(turnEvent(turn));
+        await new Promise((resolve) => setTimeout(resolve, 30));
+      }
+      during = call(opened.records, 'during-outage');
+      during.next(turnEvent(1));
+      await vi.waitFor(() => expect(existsSync(spool)).toBe(true), { timeout: 5_000 });
+      // Replays while the database is down write nothing and keep the spool whole.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(existsSync(spool) || existsSync(`${spool}.replaying`)).toBe(true);
+    } finally {
+      await cluster.start();
+    }
+    // A call that started while the database was down goes on after it is back: its later writes too.
+    during.next(turnEvent(2));
+    during.next(hangup);
+    events$.next(turnEvent(6));
+    events$.next(hangup);
+    await vi.waitFor(async () => {
+      expect(existsSync(spool)).toBe(false);
+      expect(await rows(database, 'live-replay')).toEqual({ entries: [[0, 1], [1, 2], [2, 3], [3, 4], [4, 5], [5, 6]], call: { turns: 6, finished: true } });
+      expect(await rows(database, 'during-outage')).toEqual({ entries: [[0, 1], [1, 2]], call: { turns: 2, finished: true } });
+    }, { timeout: 15_000, interval: 100 });
+    expect(warnings).toContain('call records: spooled writes written to the store');
+    expect(existsSync(`${spool}.replaying`)).toBe(false);
+    await opened.close();
+    expect(existsSync(spool)).toBe(false);
   }, 60_000);
 });

@@ -143,7 +143,7 @@ describe('call records in PostgreSQL', () => {
     const client = new pg.Client(url);
     await client.connect();
     try {
-      expect((await client.query('SELECT version FROM call_migrations')).rows).toEqual([{ version: 1 }]);
+      expect((await client.query('SELECT version FROM call_migrations')).rows).toEqual([{ version: 1 }, { version: 2 }]);
     } finally {
       await client.end();
     }

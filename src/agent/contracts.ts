@@ -19,7 +19,7 @@ export type TransportEvent =
 
 /** How a call arrived, for its record: the transport and, where there are some, the carrier's or room's ids. */
 export interface TransportDescription {
-  /** `phone`, `browser`, `livekit`, `file`. */
+  /** `phone`, `browser`, `livekit`, `file` (`shoal talk`). */
   kind: string;
   /** A phone call's carrier (`twilio`, `telnyx`, …). */
   carrier?: string;

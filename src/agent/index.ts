@@ -36,7 +36,9 @@ export { FailoverSpeechToText, defaults as failoverSttDefaults, type FailoverStt
 export { FailoverTextToSpeech } from './tts/failover-tts.js';
 export { TransferTargetError, TransferRefusedError, resolveTransfer, isPhoneNumber, isSipUri, type TransferPolicy, type AllowedTransfer } from './transfer-target.js';
 export { SqliteCallStore } from './records/sqlite-call-store.js';
-export { CallRecording, recordedTransport, recordingPath, audioDefaults, RECORDING_RATE } from './records/call-audio.js';
+export { wrappedTransport, type TransportChanges } from './wrapped-transport.js';
+export { CallRecording, recordedTransport, audioDefaults, RECORDING_RATE } from './records/call-audio.js';
+export { RecordingFolder, recordingPath, type RecordingStore, type RecordingWriter } from './records/recording-store.js';
 export { CallSpool, spoolFileName, type CallWrite } from './records/call-spool.js';
 export { CallWriteQueue, writeQueueDefaults, type RecordsLog, type WriteQueueOptions } from './records/call-write-queue.js';
 export { recordCall, recordDefaults, type CallRecords, type CallFacts } from './records/recorder.js';

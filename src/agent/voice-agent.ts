@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { logCall } from './call-log.js';
 import { recordCall } from './records/recorder.js';
-import { CallRecording, recordedTransport, recordingPath } from './records/call-audio.js';
+import { CallRecording, recordedTransport } from './records/call-audio.js';
+import { recordingPath } from './records/recording-store.js';
 import type { Transport } from './contracts.js';
 import type { VoiceAgentOptions } from './options.js';
 import { resolveAgentOptions, type ResolvedAgentOptions } from './resolve-options.js';
@@ -25,7 +26,9 @@ export class VoiceAgent {
     const { records } = this.options;
     const id = randomUUID();
     const clock = overrides.clock ?? this.options.clock;
-    const audio = records?.recordingsDir ? new CallRecording(recordingPath(records.recordingsDir, id), clock, records.onError) : undefined;
+    const onError = records?.onError ?? (() => undefined);
+    const recordTo = records?.recordings?.open(id, onError) ?? (records?.recordingsDir ? recordingPath(records.recordingsDir, id) : undefined);
+    const audio = recordTo ? new CallRecording(recordTo, clock, onError) : undefined;
     const session = new CallSession({ ...this.options, ...overrides } as ResolvedAgentOptions, audio ? recordedTransport(transport, audio) : transport);
     if (this.options.logger) logCall(this.options.logger, session, { dialogue: this.options.dialogue.name, mode: this.options.mode });
     if (records) {

@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { defaultDataDir } from './records-options.js';
 import { sendRecording } from './recording-response.js';
@@ -8,11 +7,13 @@ import {
   CallSpool,
   CallWriteQueue,
   parseRedaction,
+  RecordingFolder,
   spoolFileName,
   SqliteCallStore,
   type CallQuery,
   type CallRecords,
   type CallRecordStore,
+  type RecordingStore,
   type RecordsLog,
   type WriteQueueOptions,
 } from '../agent/index.js';
@@ -57,8 +58,8 @@ export function parseAge(value: string): number {
 export interface OpenedRecords {
   records: CallRecords;
   store: CallRecordStore;
-  /** The folder of the calls' audio. */
-  recordings: string;
+  /** Where the calls' audio is: PostgreSQL with `--database`, else the data folder's `recordings`. */
+  recordings: RecordingStore;
   close(): Promise<void>;
 }
 
@@ -91,21 +92,24 @@ export async function openCallRecords(options: RecordsCommandOptions, onError: (
   const spool = new CallSpool(join(options.dataDir ?? recordsDefaults.dataDir, spoolFileName));
   const replay = await spool.replay(store).catch((error: unknown) => (onError(error), undefined));
   if (replay && replay.replayed + replay.kept + replay.unreadable > 0) log.warn({ ...replay, spool: spool.path }, 'call records: the spool of the last run written to the store');
+  const folder = new RecordingFolder(recordingsDir(dataDir));
+  const recordings = recordingStoreOf(store) ?? folder;
   const sweep = async () => {
     if (keepMs === undefined) return;
     // A little under the period, so that this instance's own next turn is not refused by its last one.
     const claimed = !store.claimSweep || (await store.claimSweep(recordsDefaults.retentionEveryMs - recordsDefaults.retentionSlackMs));
     if (claimed) await store.deleteBefore(new Date(Date.now() - keepMs).toISOString());
-    // Recordings are on this instance's disk: each instance deletes its own whose record is gone.
-    await deleteOrphanRecordings(store, recordingsDir(dataDir));
+    // Recordings on this instance's disk: each instance deletes its own whose record is gone (in PostgreSQL, they
+    // go with their record).
+    await folder.deleteOrphans(async (callId) => (await store.get(callId)) !== undefined, Date.now() - recordsDefaults.recordingSettledMs);
   };
   await sweep().catch(onError);
   const timer = keepMs === undefined ? undefined : setInterval(() => void sweep().catch(onError), recordsDefaults.retentionEveryMs).unref();
   const writes = new CallWriteQueue(store, { ...writing.queue, spool, log });
   return {
-    records: { store, redact, writes, onError, ...(options.recordAudio ? { recordingsDir: recordingsDir(dataDir) } : {}) },
+    records: { store, redact, writes, onError, ...(options.recordAudio ? (recordings === folder ? { recordingsDir: folder.folder } : { recordings }) : {}) },
     store,
-    recordings: recordingsDir(dataDir),
+    recordings,
     close: async () => {
       if (timer) clearInterval(timer);
       await writes.close();
@@ -114,15 +118,9 @@ export async function openCallRecords(options: RecordsCommandOptions, onError: (
   };
 }
 
-/** Deletes the recordings whose record is gone (past `--keep-calls`), leaving those still being written. */
-async function deleteOrphanRecordings(store: CallRecordStore, folder: string): Promise<void> {
-  const names = await readdir(folder).catch(() => [] as string[]);
-  const settledBefore = Date.now() - recordsDefaults.recordingSettledMs;
-  for (const name of names.filter((file) => file.endsWith('.ogg'))) {
-    const path = join(folder, name);
-    const { mtimeMs } = await stat(path);
-    if (mtimeMs < settledBefore && !(await store.get(name.slice(0, -'.ogg'.length)))) await rm(path, { force: true });
-  }
+/** The recordings a store keeps beside the records (PostgreSQL's), if it does. */
+function recordingStoreOf(store: CallRecordStore): RecordingStore | undefined {
+  return (store as { recordings?: RecordingStore }).recordings;
 }
 
 /** A path segment decoded, or as it is when it is not valid percent-encoding. */
@@ -178,7 +176,8 @@ export function queryOf(params: URLSearchParams): CallQuery {
  * `GET /api/calls/{id}/audio` (the recording, with byte ranges), behind the agent's access token on every address: without a token configured the API
  * answers 403, with a wrong or missing one 401.
  */
-export function callRecordsApi(store: CallRecordStore, accessToken: string | undefined, recordings?: string) {
+export function callRecordsApi(store: CallRecordStore, accessToken: string | undefined, audio?: string | RecordingStore) {
+  const recordings = typeof audio === 'string' ? new RecordingFolder(audio) : audio;
   return (request: IncomingMessage, response: ServerResponse): boolean => {
     const url = new URL(request.url ?? '/', 'http://localhost');
     if (url.pathname !== '/api/calls' && !url.pathname.startsWith('/api/calls/')) return false;
@@ -196,16 +195,15 @@ export function callRecordsApi(store: CallRecordStore, accessToken: string | und
       return true;
     }
     const [id, part, ...rest] = url.pathname.slice('/api/calls/'.length).split('/').map(decoded);
-    const recording = id && recordings ? join(recordings, `${id}.ogg`) : undefined;
     let answer: Promise<unknown>;
-    if (part === 'audio' && rest.length === 0 && recording && !/[\\/]|^\.\.?$/.test(id!)) {
-      answer = sendRecording(request, response, recording).then((sent) => sent || send(response, 404, { status: 404, message: `no recording of call ${id} (calls are recorded with --record-audio)` }));
+    if (part === 'audio' && rest.length === 0 && id && recordings) {
+      answer = sendRecording(request, response, recordings, id).then((sent) => sent || send(response, 404, { status: 404, message: `no recording of call ${id} (calls are recorded with --record-audio)` }));
     } else if (part !== undefined) {
       answer = Promise.resolve(send(response, 404, { status: 404, message: `no such path: ${url.pathname}; try /api/calls/{id} or /api/calls/{id}/audio` }));
     } else if (id) {
       answer = store.get(id).then(async (record) => {
         if (!record) return send(response, 404, { status: 404, message: `no call ${id}` });
-        const recorded = recording !== undefined && (await stat(recording).then((info) => info.isFile(), () => false));
+        const recorded = recordings !== undefined && (await recordings.size(id)) !== undefined;
         send(response, 200, recorded ? { ...record, audio: `/api/calls/${encodeURIComponent(id)}/audio` } : record);
       });
     } else {

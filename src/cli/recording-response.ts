@@ -1,6 +1,5 @@
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RecordingStore } from '../agent/index.js';
 
 /** The bytes a `Range: bytes=…` header asks of a file this long: undefined for the whole file, 'bad' when none can be served. */
 export function byteRange(header: string | undefined, size: number): { start: number; end: number } | 'bad' | undefined {
@@ -17,12 +16,12 @@ export function byteRange(header: string | undefined, size: number): { start: nu
 }
 
 /**
- * Sends a call's recording (Ogg Opus), the whole file (200) or the byte range asked for (206 with
- * Content-Range); 416 with the file's size when the range cannot be served. A recording still being written
- * is served as far as it goes.
+ * Sends a call's recording (Ogg Opus) from where it is kept (a folder, PostgreSQL), the whole of it (200) or the
+ * byte range asked for (206 with Content-Range); 416 with its size when the range cannot be served. A recording
+ * still being written is served as far as it goes. False when the call has no recording.
  */
-export async function sendRecording(request: IncomingMessage, response: ServerResponse, path: string): Promise<boolean> {
-  const size = await stat(path).then((info) => info.size, () => undefined);
+export async function sendRecording(request: IncomingMessage, response: ServerResponse, recordings: RecordingStore, callId: string): Promise<boolean> {
+  const size = await recordings.size(callId);
   if (size === undefined) return false;
   const range = byteRange(request.headers.range, size);
   const headers = { 'content-type': 'audio/ogg', 'accept-ranges': 'bytes', 'cache-control': 'no-store' };
@@ -42,7 +41,8 @@ export async function sendRecording(request: IncomingMessage, response: ServerRe
     response.end();
     return true;
   }
-  createReadStream(path, { start, end })
+  recordings
+    .read(callId, start, end)
     .on('error', () => response.destroy())
     .pipe(response);
   return true;

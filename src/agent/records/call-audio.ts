@@ -1,9 +1,9 @@
-import { createWriteStream, mkdirSync, openSync, type WriteStream } from 'node:fs';
-import { join } from 'node:path';
 import { tap } from 'rxjs';
 import { OggOpusStreamEncoder, Resampler, type AudioFrame } from '../../audio/index.js';
 import type { Clock } from '../../pipeline/clock.js';
 import type { Transport } from '../contracts.js';
+import { wrappedTransport } from '../wrapped-transport.js';
+import { RecordingFolder, type RecordingWriter } from './recording-store.js';
 
 /** The recording's rate: speech-band Opus, a phone line's 8 kHz upsampled. */
 export const RECORDING_RATE = 16000;
@@ -19,8 +19,6 @@ export const audioDefaults = {
   complexity: 2,
 };
 
-/** A call's recording in the recordings' folder. */
-export const recordingPath = (folder: string, callId: string) => join(folder, `${callId}.ogg`);
 
 interface Segment {
   startMs: number;
@@ -90,7 +88,7 @@ export class CallRecording {
     bitrate: audioDefaults.bitrate,
     complexity: audioDefaults.complexity,
   });
-  private readonly file: WriteStream;
+  private readonly file: RecordingWriter;
   private readonly startedMs: number;
   private callerEndMs = 0;
   private agentEndMs = 0;
@@ -98,14 +96,13 @@ export class CallRecording {
   private written: Promise<void> = Promise.resolve();
   private ended = false;
 
+  /** `to`: a file's path, or a recording store's writer (PostgreSQL's). */
   constructor(
-    readonly path: string,
+    to: string | RecordingWriter,
     private readonly clock: Clock,
     private readonly onError: (error: unknown) => void = () => undefined,
   ) {
-    mkdirSync(join(path, '..'), { recursive: true });
-    this.file = createWriteStream(path, { fd: openSync(path, 'w') });
-    this.file.on('error', onError);
+    this.file = typeof to === 'string' ? RecordingFolder.file(to, onError) : to;
     this.startedMs = clock.now();
   }
 
@@ -185,7 +182,7 @@ export class CallRecording {
         if (last) {
           this.caller.close();
           this.agent.close();
-          await new Promise<void>((resolve) => this.file.end(resolve));
+          await this.file.end();
         }
       })
       .catch((error: unknown) => {
@@ -200,13 +197,8 @@ export class CallRecording {
 
 /** The transport with its caller audio, played audio and barge-ins going to the recording too. */
 export function recordedTransport(inner: Transport, audio: CallRecording): Transport {
-  return {
-    ...(inner.describe ? { describe: () => inner.describe!() } : {}),
+  return wrappedTransport(inner, {
     audio$: inner.audio$.pipe(tap((frame) => audio.heard(frame))),
-    events$: inner.events$,
-    traceContext: inner.traceContext,
-    ...(inner.playoutRate !== undefined ? { playoutRate: inner.playoutRate } : {}),
-    ...(inner.telephoneBand !== undefined ? { telephoneBand: inner.telephoneBand } : {}),
     play: (frame) => {
       audio.played(frame);
       inner.play(frame);
@@ -215,9 +207,5 @@ export function recordedTransport(inner: Transport, audio: CallRecording): Trans
       audio.cleared();
       inner.clear();
     },
-    ...(inner.playedMs ? { playedMs: () => inner.playedMs!() } : {}),
-    ...(inner.pendingMs ? { pendingMs: () => inner.pendingMs!() } : {}),
-    ...(inner.send ? { send: (message: unknown) => inner.send!(message) } : {}),
-    hangup: (reason) => inner.hangup(reason),
-  };
+  });
 }

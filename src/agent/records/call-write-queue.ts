@@ -56,11 +56,15 @@ export class CallWriteQueue {
   private failing: { since: number; failures: number; spooled: number } | undefined;
   private closed = false;
   private readonly wakers = new Set<() => void>();
+  /** The spool's replay while the process runs, until the spool is empty. */
+  private replaying: Promise<void> | undefined;
   queued = 0;
 
   constructor(readonly store: CallRecordStore, options: WriteQueueOptions = {}) {
     this.options = { ...writeQueueDefaults, ...options };
     queues.add(this);
+    // What an earlier start could not write (the store refused it then) is written once the store answers.
+    if (this.options.spool?.pending) this.replaySpool();
   }
 
   push(write: CallWrite): void {
@@ -96,11 +100,46 @@ export class CallWriteQueue {
   async close(): Promise<void> {
     await this.settled(this.options.closeWaitMs);
     this.closed = true;
+    this.wake();
+    await this.replaying;
     const left = [...this.calls.values()].flatMap((call) => call.writes.splice(0));
     this.queued = 0;
     this.toSpool(left);
-    this.wake();
     queues.delete(this);
+  }
+
+  /**
+   * Replays the spool into the store while the process runs, off the calls' path: at once, then again with
+   * backoff until it is empty (each pass stops trying a call at its first refused write). The calls whose
+   * writes were spooled then go straight to the store again.
+   */
+  private replaySpool(): void {
+    const spool = this.options.spool;
+    if (!spool || this.replaying || this.closed) return;
+    let emptied = false;
+    const options = {
+      stop: () => this.closed,
+      emptied: () => {
+        emptied = true;
+        for (const [callId, call] of this.calls) {
+          call.spooled = false;
+          if (call.writes.length === 0 && !call.draining) this.calls.delete(callId);
+        }
+      },
+    };
+    this.replaying = (async () => {
+      let delayMs = this.options.retryFirstMs;
+      while (!this.closed) {
+        const report = await spool.replay(this.store, options).catch((error: unknown) => {
+          this.options.log?.warn({ reason: error instanceof Error ? error.message : String(error), spool: spool.path }, 'call records: the spool could not be replayed');
+          return undefined;
+        });
+        if (report && report.replayed + report.unreadable > 0) this.options.log?.warn({ ...report, spool: spool.path }, 'call records: spooled writes written to the store');
+        if (emptied) return;
+        await this.sleep(delayMs);
+        delayMs = Math.min(delayMs * 2, this.options.retryMaxMs);
+      }
+    })().finally(() => (this.replaying = undefined));
   }
 
   private async drain(callId: string, call: QueuedCall): Promise<void> {
@@ -138,6 +177,7 @@ export class CallWriteQueue {
     this.options.spool.add(writes);
     spooled.inc(writes.length);
     if (this.failing) this.failing.spooled += writes.length;
+    this.replaySpool();
     if (this.closed) this.options.log?.warn({ writes: writes.length, spool: this.options.spool.path }, 'call records: writes not done at close kept in the spool, replayed at the next start');
   }
 

@@ -1,6 +1,7 @@
 import type { Migration } from '../../service/store/migrations.js';
 import { PgDatabase, positional } from '../../service/store/pg-database.js';
 import type { CallEnd, CallEntry, CallPage, CallQuery, CallRecord, CallRecordStore } from './call-record.js';
+import { PgRecordings, recordingsMigrationSql } from './pg-recordings.js';
 import { beginStatement, endStatement, figuresStatement, listStatement, pageOf, recordOf, type CallRow, type Statement } from './call-rows.js';
 
 export const pgCallDefaults = {
@@ -47,6 +48,7 @@ const callMigrations: Migration[] = [
       INSERT INTO call_retention (id, swept_at) VALUES (1, '-infinity');
     `,
   },
+  { version: 2, name: "calls' recordings (--record-audio), bytea pieces in order", sql: recordingsMigrationSql },
 ];
 
 /**
@@ -73,7 +75,12 @@ function appendStatement(callId: string, entries: readonly CallEntry[], firstSeq
  * them lists the whole history. Pool, errors and migrations are the speech service fleet's (`PgDatabase`).
  */
 export class PgCallStore implements CallRecordStore {
-  private constructor(private readonly db: PgDatabase) {}
+  /** The calls' recordings, in the same database. */
+  readonly recordings: PgRecordings;
+
+  private constructor(private readonly db: PgDatabase) {
+    this.recordings = new PgRecordings(db);
+  }
 
   /** Connects and applies the call-record migrations (instances starting at once apply each once). */
   static async open(url: string, options: { onError?: (error: Error) => void } = {}): Promise<PgCallStore> {
@@ -120,8 +127,15 @@ export class PgCallStore implements CallRecordStore {
     return pageOf((await this.run<CallRow>(statement)).rows, limit);
   }
 
+  /** Deletes the calls started before `before` with their entries and recordings. */
   async deleteBefore(before: string): Promise<number> {
-    return (await this.db.query('DELETE FROM calls WHERE started_at < $1', [before])).rowCount ?? 0;
+    const { rows } = await this.db.query<{ deleted: number }>(
+      `WITH gone AS (DELETE FROM calls WHERE started_at < $1 RETURNING id),
+            recordings AS (DELETE FROM call_recordings WHERE call_id IN (SELECT id FROM gone))
+       SELECT COUNT(*) AS deleted FROM gone`,
+      [before],
+    );
+    return Number(rows[0]?.deleted ?? 0);
   }
 
   /**

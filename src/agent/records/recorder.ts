@@ -1,6 +1,7 @@
 import type { Clock } from '../../pipeline/clock.js';
 import type { AgentEvent } from '../events.js';
 import type { CallRecording } from './call-audio.js';
+import type { RecordingStore } from './recording-store.js';
 import type { CallEntry, CallRecordStore, TransportDescription } from './call-record.js';
 import { CallWriteQueue } from './call-write-queue.js';
 import { redactText, redactValue, type RedactionKind } from './redact.js';
@@ -13,6 +14,8 @@ export interface CallRecords {
   flushEveryMs?: number;
   /** Records each call's audio as `<call id>.ogg` in this folder (`CallRecording`); absent: no audio. */
   recordingsDir?: string;
+  /** Records each call's audio there instead (PostgreSQL's `PgCallStore.recordings`). */
+  recordings?: RecordingStore;
   /** Told when writing a call's audio fails; the call goes on. */
   onError?(error: unknown): void;
   /** The store's writes, retried while it is unreachable and spooled at close; one per store by default. */

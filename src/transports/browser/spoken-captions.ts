@@ -1,5 +1,5 @@
 import { defer, interval, Observable, Subject, tap, type Subscription } from 'rxjs';
-import { playedText, type AgentEvent, type SpokenWord, type TextToSpeech, type Transport } from '../../agent/index.js';
+import { playedText, wrappedTransport, type AgentEvent, type SpokenWord, type TextToSpeech, type Transport } from '../../agent/index.js';
 import type { AudioFrame } from '../../audio/index.js';
 
 /** One thing the agent says, as synthesised: its text pieces, word times (when the engine gives them) and audio length. */
@@ -73,11 +73,7 @@ export class SpokenCaptions {
 
   /** The transport, with `play()` noting how far each reply has been handed out. */
   transport(inner: Transport): Transport {
-    return {
-      audio$: inner.audio$,
-      events$: inner.events$,
-      traceContext: inner.traceContext,
-      playoutRate: inner.playoutRate,
+    return wrappedTransport(inner, {
       play: (frame) => {
         this.played(frame);
         inner.play(frame);
@@ -87,11 +83,7 @@ export class SpokenCaptions {
         this.queueEndAt = 0;
         inner.clear();
       },
-      playedMs: inner.playedMs ? () => inner.playedMs!() : undefined,
-      pendingMs: inner.pendingMs ? () => inner.pendingMs!() : undefined,
-      send: inner.send ? (message) => inner.send!(message) : undefined,
-      hangup: (reason) => inner.hangup(reason),
-    };
+    });
   }
 
   /** Follows the agent's turns: a reply whose audio starts playing belongs to the turn that started speaking. */

@@ -32,7 +32,7 @@ export class LiveKitTransport implements Transport {
   }
 
   describe(): TransportDescription {
-    return { kind: 'livekit' };
+    return { kind: 'livekit', callId: this.link.roomName };
   }
 
   /** Read when the agent starts the call: a `traceparent` participant attribute continues the caller's trace. */
