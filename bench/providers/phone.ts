@@ -76,7 +76,8 @@ export async function startAgent(doubles: Doubles, tts: string, mode: string, ma
   process.env['DEEPGRAM_API_KEY'] = 'bench';
   process.env['CARTESIA_API_KEY'] = 'bench';
   process.env['ELEVENLABS_API_KEY'] = 'bench';
-  return startShoal(args, /open (\S+) and press/);
+  const nodeFlags = process.env['BENCH_NODE_FLAGS']?.split(' ').filter(Boolean) ?? []; // e.g. `--cpu-prof --cpu-prof-dir DIR`
+  return startShoal(args, /open (\S+) and press/, 120_000, nodeFlags);
 }
 
 /** CPU time the process `pid` has used, ms (user + system, from /proc). */
