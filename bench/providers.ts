@@ -16,6 +16,9 @@
  *   (about 2 min per pair)
  *   … --interims [--llm-first-token 300]: low-latency mode over Deepgram's interims against finals only (about 1 min)
  *   … --soak [--calls 50]: sequential calls with a speech turn each, the agent's RSS growth (500 calls: about 15 min)
+ *   Where the agent's CPU goes: BENCH_NODE_FLAGS='--cpu-prof --cpu-prof-dir DIR' before the command, then
+ *   npx tsx bench/cpu-profile.ts DIR/CPU.….0.001.cpuprofile --skip-ms START_UP_MS (the main thread's file; the
+ *   other files are the VAD worker's and tsx's loader threads).
  */
 import { Subject, lastValueFrom } from 'rxjs';
 import { percentile, type UtteranceFrame } from '../src/agent/index.js';

@@ -57,8 +57,8 @@ export interface RunningCommand {
 }
 
 /** Starts `shoal ARGS` and waits for the line that names its URL (`urlPattern`'s group). */
-export async function startShoal(args: string[], urlPattern: RegExp, timeoutMs = 120_000): Promise<RunningCommand> {
-  const { child, found, output, stop } = await startProcess(shoalBin, args, urlPattern, [], timeoutMs);
+export async function startShoal(args: string[], urlPattern: RegExp, timeoutMs = 120_000, nodeFlags: string[] = []): Promise<RunningCommand> {
+  const { child, found, output, stop } = await startProcess(shoalBin, args, urlPattern, nodeFlags, timeoutMs);
   return {
     url: found,
     child,

@@ -76,12 +76,13 @@ export async function startAgent(doubles: Doubles, tts: string, mode: string, ma
   process.env['DEEPGRAM_API_KEY'] = 'bench';
   process.env['CARTESIA_API_KEY'] = 'bench';
   process.env['ELEVENLABS_API_KEY'] = 'bench';
-  return startShoal(args, /open (\S+) and press/);
+  const nodeFlags = process.env['BENCH_NODE_FLAGS']?.split(' ').filter(Boolean) ?? []; // e.g. `--cpu-prof --cpu-prof-dir DIR`
+  return startShoal(args, /open (\S+) and press/, 120_000, nodeFlags);
 }
 
-/** CPU time the process `pid` has used, ms (user + system, from /proc). */
-export function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+/** CPU time the process `pid` has used, ms (user + system, from /proc); with `mainThread`, its event loop's thread only. */
+export function cpuMs(pid: number, mainThread = false): number {
+  const fields = readFileSync(mainThread ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 

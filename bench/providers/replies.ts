@@ -1,7 +1,8 @@
 /**
  * Reply after the caller's turn end, from outside, per provider pair: 1 and N concurrent phone calls to one
- * `shoal agent` process on the doubles; every turn answered; the agent process's CPU per call-second. The caller
- * says "Goodbye": one run of speech without pauses, so no endpoint can fire inside it.
+ * `shoal agent` process on the doubles; every turn answered; the agent process's CPU per call-second, and its
+ * event loop's share (the main thread; the rest is the VAD worker and Node's own threads). The caller says
+ * "Goodbye": one run of speech without pauses, so no endpoint can fire inside it.
  */
 import { modeDefaults, type AgentMode } from '../../src/agent/index.js';
 import { p } from '../capacity/measure.js';
@@ -27,8 +28,10 @@ export async function measureReplies(o: RepliesOptions) {
     await phoneCall(telephony, shortTurn, 1); // warm-up
     for (const calls of o.counts) {
       const cpuBefore = cpuMs(agent.child.pid!);
+      const loopBefore = cpuMs(agent.child.pid!, true);
       const outcomes = await Promise.all(Array.from({ length: calls }, (_, i) => phoneCall(telephony, shortTurn, o.turns, { delayMs: (i * 1000) / calls })));
       const cpu = cpuMs(agent.child.pid!) - cpuBefore;
+      const loop = cpuMs(agent.child.pid!, true) - loopBefore;
       const replies = outcomes.flatMap((outcome) => outcome.replies);
       const answered = replies.filter((reply): reply is number => reply !== null);
       const callSeconds = outcomes.reduce((sum, outcome) => sum + outcome.seconds, 0);
@@ -38,6 +41,7 @@ export async function measureReplies(o: RepliesOptions) {
         answered: answered.length,
         reply_after_turn_end_ms: { p50: p(answered, 50), p95: p(answered, 95) },
         agent_cpu_ms_per_call_second: round(cpu / callSeconds),
+        agent_event_loop_cpu_ms_per_call_second: round(loop / callSeconds),
         agent_rss_mb: agent.rssMb(),
       });
     }

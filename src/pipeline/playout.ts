@@ -1,7 +1,8 @@
-import { interval, Observable, type OperatorFunction, type Subscription } from 'rxjs';
+import { Observable, type OperatorFunction, type Subscription } from 'rxjs';
 import type { AudioFrame } from '../audio/index.js';
 import { frameDurationMs } from '../audio/index.js';
 import type { Clock } from './clock.js';
+import { sharedTicks } from './shared-ticks.js';
 
 /** Where paced audio goes: the part of a Transport the playout needs. */
 export interface PlayoutSink {
@@ -16,7 +17,7 @@ export interface PlayoutSink {
 export interface PlayoutOptions {
   /** How far ahead of real time audio is handed to the transport (its jitter buffer). */
   leadMs: number;
-  /** Pacing tick. */
+  /** Pacing tick; the replies playing on one clock share its timer. */
   tickMs: number;
   /** Audio of one reply kept for resuming after a false interruption; more is an error. */
   maxBufferedMs: number;
@@ -193,7 +194,7 @@ export function playOut(
           subscriber.error(error);
         }
       };
-      ticks = interval(o.tickMs, clock.scheduler).subscribe(() => guard(() => playout.pump()));
+      ticks = sharedTicks(o.tickMs, clock.scheduler).subscribe(() => guard(() => playout.pump()));
       const controls = control$.subscribe((control) => guard(() => (control === 'pause' ? playout.pause() : playout.resume())));
       const audio = source.subscribe({
         next: (frame) => guard(() => playout.add(frame)),

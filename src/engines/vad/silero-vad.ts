@@ -30,7 +30,8 @@ export interface SileroVadOptions {
    * frames are scored 0 without running the model, and leave its settled state as it was: a phone line's quiet
    * between answers costs no inference. -Infinity (the default) runs the model on every frame. At -55 the
    * decisions on the human fixtures stay within 1 % of the model's on every frame (test/engines-vad-batch.test.ts),
-   * but the recogniser heard the 8 kHz booking call worse (test/agent-asr-per-call.test.ts), so it is opt-in.
+   * but the recogniser heard the 8 kHz booking call worse (test/agent-asr-per-call.test.ts), so it is opt-in:
+   * here, or for every detector of the process with SHOAL_VAD_QUIET_BELOW_DBFS (`quietBelowFromEnv`).
    */
   quietBelowDbfs: number;
   /** Quiet frames in a row, scored as silence, before quiet frames skip the model. */
@@ -38,6 +39,17 @@ export interface SileroVadOptions {
 }
 
 export const defaults: SileroVadOptions = { resetAfterSilenceMs: 3000, silenceProbability: 0.15, quietBelowDbfs: -Infinity, settleFrames: 8 };
+
+/** `quietBelowDbfs` when a detector is not given one: SHOAL_VAD_QUIET_BELOW_DBFS (say -55), else -Infinity. */
+export function quietBelowFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const configured = env['SHOAL_VAD_QUIET_BELOW_DBFS'];
+  if (configured === undefined || configured.trim() === '') return defaults.quietBelowDbfs;
+  const dbfs = Number(configured);
+  if (!Number.isFinite(dbfs) || dbfs >= 0) {
+    throw new RangeError(`SHOAL_VAD_QUIET_BELOW_DBFS must be a level below 0 dBFS (say -55), got "${configured}"; unset it to score every frame`);
+  }
+  return dbfs;
+}
 
 /** A frame that is not one window of Silero (512 samples at 16 kHz, 256 at 8 kHz), or at another rate. */
 export class VadFrameSizeError extends RangeError {
@@ -72,8 +84,8 @@ export class SileroVad implements VoiceActivityDetector {
 
   constructor(runner?: SileroRunner, options: Partial<SileroVadOptions> = {}) {
     onnxRuntime(); // says what to install, at once, when onnxruntime-node is missing
+    const o = { ...defaults, quietBelowDbfs: quietBelowFromEnv(), ...options };
     this.runner = runner ?? SileroPool.shared().channel();
-    const o = { ...defaults, ...options };
     this.resetAfterFrames = Math.round(o.resetAfterSilenceMs / frameMs);
     this.silenceProbability = o.silenceProbability;
     this.quietPower = (32768 * 10 ** (o.quietBelowDbfs / 20)) ** 2;
