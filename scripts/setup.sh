@@ -40,6 +40,19 @@ else
   say "WARNING: no apt-get here; install ${missing[*]} yourself. Without pocketsphinx, ASR answers 503."
 fi
 
+# better-sqlite3 compiles SQLite (a minute or more) when it cannot download its prebuilt binary (no access to
+# GitHub): the binary compiled once is kept here, and the next setup on this machine (another clone, a CI run)
+# installs it from here instead.
+prebuilds="${XDG_CACHE_HOME:-$HOME/.cache}/shoal/prebuilds"
+keep_sqlite_binary() {
+  local binary=node_modules/better-sqlite3/build/Release/better_sqlite3.node name
+  [ -f "$binary" ] || return 0
+  name=$(node -p '`better-sqlite3-v${require("./node_modules/better-sqlite3/package.json").version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`')
+  [ -f "$prebuilds/$name" ] && return 0
+  mkdir -p "$prebuilds" && tar -czf "$prebuilds/$name" -C node_modules/better-sqlite3 build/Release/better_sqlite3.node \
+    || say "WARNING: could not keep the compiled SQLite binding in $prebuilds"
+}
+
 # npm packages (lockfile exact; install scripts allowed only for the packages in package.json allowScripts)
 if [ -f node_modules/.package-lock.json ] && [ node_modules/.package-lock.json -nt package-lock.json ]; then
   say "npm packages up to date"
@@ -47,6 +60,8 @@ else
   say "installing npm packages"
   # onnxruntime-node's install script only downloads GPU (CUDA) binaries, which Shoal does not use: npm 11 does
   # not run it (package.json allowScripts), and this skips it on npm 10, which runs every install script.
-  ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund --loglevel=error || fail "npm ci failed"
+  ONNXRUNTIME_NODE_INSTALL=skip npm_config_better_sqlite3_local_prebuilds="$prebuilds" \
+    npm ci --prefer-offline --no-audit --no-fund --loglevel=error || fail "npm ci failed"
+  keep_sqlite_binary
 fi
 say "ready"

@@ -1,9 +1,10 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeWav, parseWav } from '../src/audio/index.js';
 import { FakeOpenAiServer, says } from './fake-openai-server.js';
 
 const run = promisify(execFile);
@@ -25,14 +26,19 @@ describe('shoal talk --llm-url', () => {
   it('drives a conversation with an OpenAI-compatible server: instructions, growing history, the call\'s trace on every request', async () => {
     const instructions = join(dir, 'instructions.txt');
     writeFileSync(instructions, 'You are the support line of Acme Bank. Be brief.\n');
+    // The support call's first two caller turns (its first 9 s of 13): two requests, the second with more history.
+    const call = parseWav(readFileSync(fixture('support-16k.wav')));
+    const twoTurns = join(dir, 'two-turns.wav');
+    writeFileSync(twoTurns, encodeWav(call.samples.subarray(0, 9 * call.sampleRate), call.sampleRate));
     const { stdout } = await run(
       'node',
-      ['bin/shoal.js', 'talk', '--in', fixture('support-16k.wav'), '--fast', '--llm-url', fake.baseUrl, '--llm-model', 'local-model', '--llm-key', 'sk-local', '--instructions', instructions],
+      ['bin/shoal.js', 'talk', '--in', twoTurns, '--fast', '--llm-url', fake.baseUrl, '--llm-model', 'local-model', '--llm-key', 'sk-local', '--instructions', instructions],
       { timeout: 240_000 },
     );
     expect(stdout).toMatch(/caller: what is my account balance\nagent: {2}You said what is my account balance\./);
     const traceId = /trace ([0-9a-f]{32})/.exec(stdout)?.[1];
     expect(traceId).toBeDefined();
+    expect(stdout).toMatch(/caller: please transfer me to a human agent\nagent: {2}You said please transfer me to a human agent\./);
     expect(fake.seen.length).toBeGreaterThanOrEqual(2);
     for (const [index, request] of fake.seen.entries()) {
       expect(request.path).toBe('/v1/chat/completions');
