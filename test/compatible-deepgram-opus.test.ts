@@ -1,12 +1,14 @@
 /**
  * Opus on /v1/listen with the official @deepgram/sdk against a real `shoal serve`: an Ogg Opus stream made by
  * Shoal's own encoder and a WebM Opus stream recorded by Chromium's MediaRecorder, each sent live in small
- * pieces that split its pages and blocks across messages; a stream that is not Opus; and the prerecorded POST.
+ * pieces that split its pages and blocks across messages; a stream that is not Opus; the prerecorded POST and
+ * OpenAI's transcriptions route with the WebM file.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeepgramClient } from '@deepgram/sdk';
+import OpenAI, { toFile } from 'openai';
 import { WebSocket } from 'ws';
 import { OggOpusStreamEncoder } from '../src/audio/index.js';
 import { asrMicrosPerSecond, clip, openLive, results, transcriptOf, type Live } from './deepgram-sdk-client.js';
@@ -110,5 +112,12 @@ describe('@deepgram/sdk prerecorded Opus', () => {
     expect(fromWebm.results.channels[0].alternatives[0].transcript).toMatch(/testing routine/);
     const spent = Math.ceil(ogg.metadata.duration * asrMicrosPerSecond) + Math.ceil(fromWebm.metadata.duration * asrMicrosPerSecond);
     expect(await serve.balance(user.id)).toBe(credit - spent);
+  }, 30_000);
+
+  it("OpenAI's transcriptions route takes the MediaRecorder WebM too (the official openai client)", async () => {
+    const user = await serve.addUser('openai-webm', credit);
+    const openai = new OpenAI({ baseURL: `${serve.url}/v1`, apiKey: user.key, maxRetries: 0 });
+    const transcript = await openai.audio.transcriptions.create({ file: await toFile(webm, 'recording.webm', { type: 'audio/webm' }), model: 'whisper-1' });
+    expect(transcript.text).toMatch(/testing routine/);
   }, 30_000);
 });

@@ -7,7 +7,7 @@ import { ServiceError } from '../accounts.js';
 import type { ServiceContext } from '../context.js';
 import { reserveFor } from '../http/gate.js';
 import { startServerSpan } from '../http/tracing.js';
-import { AudioInput, recognizerRate, UndecodableAudioError } from './audio-input.js';
+import { AudioInput, recognizerRate } from './audio-input.js';
 import { sendDeepgramError } from './errors.js';
 import { metadataMessage, resultWords } from './messages.js';
 import type { ListenOptions } from './options.js';
@@ -22,25 +22,17 @@ interface Decoded {
   sourceRate: number;
 }
 
-/** Raw samples (`encoding` and `sample_rate` given) or a file in any container Shoal decodes, as 16 kHz mono. */
+/** Raw samples (`encoding` and `sample_rate` given) or a file in any container Shoal decodes (`opus`: Ogg or WebM), as 16 kHz mono. */
 async function decodeBody(body: Buffer, settings: ListenSettings, limits: ServiceContext['limits'], signal: AbortSignal): Promise<Decoded> {
-  if (settings.encoding !== 'container' || isWebm(body)) {
-    const input = new AudioInput(settings.encoding, settings.sampleRate, body.length);
-    try {
-      if (input.take(body) > limits.asrMaxDurationMs) throw new ServiceError(400, `audio is longer than ${limits.asrMaxDurationMs / 60000} minutes; split the recording`);
-      const head = await input.decode();
-      const tail = input.flush();
-      const samples = new Int16Array(head.length + tail.length);
-      samples.set(head);
-      samples.set(tail, head.length);
-      if (samples.length === 0) throw new ServiceError(400, 'the body holds no audio that could be decoded');
-      return { samples, durationMs: input.receivedMs, sourceRate: settings.sampleRate ?? recognizerRate };
-    } catch (error) {
-      if (error instanceof UndecodableAudioError) throw new ServiceError(400, `cannot read the audio: ${error.message}`);
-      throw error;
-    } finally {
-      input.close();
-    }
+  if (settings.encoding !== 'container' && settings.encoding !== 'opus') {
+    const input = new AudioInput(settings.encoding, settings.sampleRate);
+    if (input.take(body) > limits.asrMaxDurationMs) throw new ServiceError(400, `audio is longer than ${limits.asrMaxDurationMs / 60000} minutes; split the recording`);
+    const head = await input.decode();
+    const tail = input.flush();
+    const samples = new Int16Array(head.length + tail.length);
+    samples.set(head);
+    samples.set(tail, head.length);
+    return { samples, durationMs: input.receivedMs, sourceRate: settings.sampleRate! };
   }
   const decoded = await MediaPool.shared()
     .decode(new Uint8Array(body.buffer, body.byteOffset, body.byteLength), { sampleRate: recognizerRate, maxDurationMs: limits.asrMaxDurationMs, signal })
@@ -49,11 +41,6 @@ async function decodeBody(body: Buffer, settings: ListenSettings, limits: Servic
       throw error;
     });
   return decoded;
-}
-
-/** WebM (Matroska) starts with the EBML magic; MediaRecorder's WebM Opus is read by the streaming Opus input. */
-function isWebm(body: Buffer): boolean {
-  return body.length >= 4 && body.readUInt32BE(0) === 0x1a45dfa3;
 }
 
 function audioBody(request: FastifyRequest): Buffer {
