@@ -1,5 +1,5 @@
 import { defer, finalize, Observable } from 'rxjs';
-import { requireKey, type CallAudio, type CallSpeechToText, type Expectation, type RecognitionCapabilities, type SpeechToText, type TranscriptEvent, type UtteranceFrame } from '../../src/agent/index.js';
+import { requireKey, type CallAudio, type CallSpeechToText, type Expectation, type RecognitionCapabilities, type SpeechToText, type TranscriptEvent, type UtteranceFrame, type WorkOptions } from '../../src/agent/index.js';
 import { expectedTerms } from '../provider-kit.js';
 import { DeepgramStream, type StreamUtterance } from './live-stream.js';
 import type { DeepgramResults, DeepgramWord } from './messages.js';
@@ -39,10 +39,10 @@ export class DeepgramSpeechToText implements SpeechToText {
   }
 
   /** One socket per utterance; calls use `forCall()`. */
-  transcribe(utterance$: Observable<UtteranceFrame>): Observable<TranscriptEvent> {
+  transcribe(utterance$: Observable<UtteranceFrame>, work: WorkOptions = {}): Observable<TranscriptEvent> {
     return defer(() => {
       const call = new DeepgramCall(this.options, this.capabilities);
-      return call.transcribe(utterance$).pipe(finalize(() => call.release()));
+      return call.transcribe(utterance$, work).pipe(finalize(() => call.release()));
     });
   }
 }
@@ -75,7 +75,8 @@ class DeepgramCall implements CallSpeechToText {
     this.stream = new DeepgramStream(this.options, rate, terms);
   }
 
-  transcribe(utterance$: Observable<UtteranceFrame>): Observable<TranscriptEvent> {
+  /** `work.track` is told of the wait for the final after `Finalize`, so a virtual clock (`shoal talk --fast`) waits for it. */
+  transcribe(utterance$: Observable<UtteranceFrame>, work: WorkOptions = {}): Observable<TranscriptEvent> {
     return new Observable<TranscriptEvent>((subscriber) => {
       if (this.released) {
         subscriber.error(new Error('the call speech recognizer was released'));
@@ -85,7 +86,10 @@ class DeepgramCall implements CallSpeechToText {
       let utterance: StreamUtterance | undefined;
       let stream: DeepgramStream | undefined;
       let stopped = false;
+      let finalized!: () => void;
+      const final = new Promise<void>((resolve) => (finalized = resolve));
       const finish = () => {
+        finalized();
         if (stopped) return;
         stopped = true;
         subscriber.next(transcript.final());
@@ -108,6 +112,7 @@ class DeepgramCall implements CallSpeechToText {
           finish();
         },
         fail: (error: unknown) => {
+          finalized();
           if (stopped) return;
           stopped = true;
           subscriber.error(error);
@@ -127,11 +132,14 @@ class DeepgramCall implements CallSpeechToText {
         error: (error: unknown) => sink.fail(error),
         complete: () => {
           if (stopped) return;
-          if (stream && utterance) stream.finalize(utterance);
-          else finish();
+          if (stream && utterance) {
+            stream.finalize(utterance);
+            void work.track?.(final);
+          } else finish();
         },
       });
       return () => {
+        finalized();
         stopped = true;
         subscription.unsubscribe();
         if (stream && utterance) stream.end(utterance);

@@ -9,8 +9,10 @@ import { wavDurationMs } from './wav-read.js';
  * positions, which a file can set to anything), FLAC from STREAMINFO (undefined when it says "unknown"; the
  * decoder then counts as it goes).
  */
-export function containerDurationMs(bytes: Uint8Array, container: 'wav' | 'mp3' | 'ogg-opus' | 'flac'): number | undefined {
+export function containerDurationMs(bytes: Uint8Array, container: 'wav' | 'mp3' | 'ogg-opus' | 'flac' | 'webm-opus'): number | undefined {
   switch (container) {
+    case 'webm-opus':
+      return undefined;
     case 'wav':
       return wavDurationMs(bytes);
     case 'mp3':

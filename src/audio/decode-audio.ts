@@ -1,11 +1,12 @@
 import { AudioTooLongError, containerDurationMs } from './audio-duration.js';
 import { decodeFlac, decodeMp3, decodeOggOpus, type DecodedAudio, type DecodeLimits } from './decoders.js';
+import { decodeWebmOpus } from './webm-opus.js';
 import { AudioFormatError } from './errors.js';
 import { resample } from './resampler.js';
 import { parseWav } from './wav-read.js';
 
 /** Containers `decodeAudio` recognises by their first bytes. */
-export type SniffedContainer = 'wav' | 'mp3' | 'ogg-opus' | 'flac';
+export type SniffedContainer = 'wav' | 'mp3' | 'ogg-opus' | 'flac' | 'webm-opus';
 
 /** Names the container from the first bytes, or throws AudioFormatError saying what was found. */
 export function sniffContainer(bytes: Uint8Array): SniffedContainer {
@@ -22,6 +23,7 @@ export function sniffContainer(bytes: Uint8Array): SniffedContainer {
     throw new AudioFormatError(`unsupported Ogg codec (first packet starts ${JSON.stringify(codec)}); only Ogg Opus is decoded`);
   }
   if (startsWith(bytes, 'fLaC')) return 'flac';
+  if (startsWith(bytes, '\x1a\x45\xdf\xa3')) return 'webm-opus';
   let offset = 0;
   if (startsWith(bytes, 'ID3')) {
     if (bytes.length < 10) throw new AudioFormatError('ID3 tag is truncated');
@@ -32,11 +34,11 @@ export function sniffContainer(bytes: Uint8Array): SniffedContainer {
   }
   if (isMpegFrameHeader(bytes, offset)) return 'mp3';
   const head = Array.from(bytes.subarray(0, 8), (b) => b.toString(16).padStart(2, '0')).join(' ');
-  throw new AudioFormatError(`unrecognised audio format (first bytes ${head}); supported: WAV, MP3, Ogg Opus, FLAC`);
+  throw new AudioFormatError(`unrecognised audio format (first bytes ${head}); supported: WAV, MP3, Ogg Opus, FLAC, WebM Opus`);
 }
 
 /**
- * Decodes WAV, MP3, Ogg Opus or FLAC bytes to mono 16-bit PCM at the file's own rate. With `maxDurationMs`,
+ * Decodes WAV, MP3, Ogg Opus, FLAC or WebM Opus bytes to mono 16-bit PCM at the file's own rate. With `maxDurationMs`,
  * audio longer than that is refused with AudioTooLongError before its samples are held: from the container's
  * own account of its length where it has one, and by the decoder stopping at the limit where it has not.
  */
@@ -57,6 +59,8 @@ export async function decodeAudio(bytes: Uint8Array, limits?: DecodeLimits): Pro
       return decodeOggOpus(bytes, limits);
     case 'flac':
       return decodeFlac(bytes, limits);
+    case 'webm-opus':
+      return decodeWebmOpus(bytes, limits);
   }
 }
 

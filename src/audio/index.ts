@@ -48,3 +48,9 @@ export { OggOpusStreamEncoder, OPUS_AUTO_BITRATE, OPUS_SAMPLE_RATE } from './opu
 export type { OpusEncoderOptions } from './opus-encoder.js';
 export { OggOpusWriter } from './ogg-opus-writer.js';
 export { oggCrc32, buildOggPage } from './ogg-page.js';
+export { OpusDemuxer } from './opus-demuxer.js';
+export type { OpusPieces } from './opus-demuxer.js';
+export { opusPacketSamples, readOpusHead } from './opus-packet.js';
+export type { OpusHead } from './opus-packet.js';
+export { OpusStreamDecoder } from './opus-stream-decoder.js';
+export type { OpusOutputRate } from './opus-stream-decoder.js';

@@ -125,6 +125,9 @@ export interface TalkCommandOptions extends LlmCommandOptions, ProviderCommandOp
   agent: string;
   script?: string;
   mode: 'low-latency' | 'balanced';
+  /** A speech service to use instead of the one started in-process, and its key. */
+  serviceUrl?: string;
+  apiKey?: string;
   json?: boolean;
   fast?: boolean;
   /** Default warn: the turns are the command's output; info adds the per-call log lines on stderr. */

@@ -9,6 +9,8 @@ import type { TalkCommandOptions } from './options.js';
 import type { McpServer } from '../../plugins/index.js';
 import { decodeCall, runFileCall } from '../transports/file/file-call.js';
 import { openCallRecords } from './call-records.js';
+import { speechService } from './run-agent.js';
+import { serviceRecognition } from './service-recognition.js';
 
 /** A talk input that cannot be used (missing file, unknown agent...). */
 export class TalkInputError extends Error {
@@ -66,7 +68,16 @@ async function talk(options: TalkCommandOptions, caller: Awaited<ReturnType<type
   await speech.checkKeys(warnLine);
   const logger = createLogger({ level: options.logLevel ?? 'warn' });
   const records = await openCallRecords(options, (error) => logger.warn({ err: error }, 'call record not written'), { log: logger });
-  const stack = await createEmbeddedAgentStack({ mode: options.mode, stt: speech.stt, tts: speech.tts });
+  // With --service-url, recognition streams over the service's /v1/listen socket when it has one (as `shoal agent`'s).
+  const service = options.serviceUrl && speech.usesService ? await speechService(options) : undefined;
+  const recognition = await serviceRecognition(speech.stt, service);
+  if (recognition.fallback) warnLine(recognition.fallback);
+  const stack = await createEmbeddedAgentStack({
+    mode: options.mode,
+    ...(service ? { service: { url: service.url, apiKey: service.apiKey } } : {}),
+    stt: recognition.sttFor(options.mode),
+    tts: speech.tts,
+  });
   try {
     const agent = stack.agentFor(dialogue, { logger, ...(records ? { records: records.records } : {}) });
     const result = await runFileCall(agent, caller, {

@@ -83,6 +83,7 @@ export class ListenSession {
         .finally(() => {
           setup.recognizer.close();
           setup.vad.release();
+          this.input.close();
           setup.span.span.setAttributes({ [spanAttributes.liveCloseCode]: code, [spanAttributes.asrAudioMs]: Math.round(receivedMs) });
           setup.span.end();
           setup.log.info({ sessionId: setup.id, closeCode: code, audioMs: Math.round(receivedMs) }, 'listen session closed');
@@ -193,8 +194,8 @@ export class ListenSession {
   }
 
   private async audio(bytes: Buffer): Promise<void> {
-    await this.hold(this.input.receivedMs + this.input.msIn(bytes));
-    const samples = await this.input.push(bytes);
+    await this.hold(this.input.receivedMs + this.input.take(bytes));
+    const samples = await this.input.decode();
     await this.recognize(await this.segmenter.push(samples));
   }
 

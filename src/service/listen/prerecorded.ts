@@ -22,12 +22,12 @@ interface Decoded {
   sourceRate: number;
 }
 
-/** Raw samples (`encoding` and `sample_rate` given) or a file in any container Shoal decodes, as 16 kHz mono. */
+/** Raw samples (`encoding` and `sample_rate` given) or a file in any container Shoal decodes (`opus`: Ogg or WebM), as 16 kHz mono. */
 async function decodeBody(body: Buffer, settings: ListenSettings, limits: ServiceContext['limits'], signal: AbortSignal): Promise<Decoded> {
-  if (settings.encoding !== 'container') {
+  if (settings.encoding !== 'container' && settings.encoding !== 'opus') {
     const input = new AudioInput(settings.encoding, settings.sampleRate);
-    if (input.msIn(body) > limits.asrMaxDurationMs) throw new ServiceError(400, `audio is longer than ${limits.asrMaxDurationMs / 60000} minutes; split the recording`);
-    const head = await input.push(body);
+    if (input.take(body) > limits.asrMaxDurationMs) throw new ServiceError(400, `audio is longer than ${limits.asrMaxDurationMs / 60000} minutes; split the recording`);
+    const head = await input.decode();
     const tail = input.flush();
     const samples = new Int16Array(head.length + tail.length);
     samples.set(head);

@@ -3,8 +3,11 @@ import type { Expectation } from '../../speech/index.js';
 import { ServiceError } from '../accounts.js';
 import { hintsSchema } from '../asr/hints.js';
 
-/** How the client's audio is coded: raw samples at `sampleRate`, or a WAV file whose header says (`container`). */
-export type ListenEncoding = 'linear16' | 'mulaw' | 'alaw' | 'container';
+/**
+ * How the client's audio is coded: raw samples at `sampleRate`; an Ogg or WebM Opus stream (`opus`); or,
+ * without `encoding`, a WAV file or an Ogg or WebM Opus stream named by its first bytes (`container`).
+ */
+export type ListenEncoding = 'linear16' | 'mulaw' | 'alaw' | 'opus' | 'container';
 
 /** The query of `/v1/listen`, in Deepgram's names (docs/compatible-deepgram.md). */
 export interface ListenSettings {
@@ -25,8 +28,10 @@ export interface ListenSettings {
 
 /** The endpointing Deepgram uses when the query names none, in ms. */
 const defaultEndpointingMs = 10;
-const encodings: Record<string, ListenEncoding> = { linear16: 'linear16', mulaw: 'mulaw', alaw: 'alaw' };
-const undecoded = new Set(['opus', 'ogg-opus', 'flac', 'amr-nb', 'amr-wb', 'speex', 'g729', 'webm']);
+const encodings: Record<string, ListenEncoding> = { linear16: 'linear16', mulaw: 'mulaw', alaw: 'alaw', opus: 'opus', 'ogg-opus': 'opus' };
+const undecoded = new Set(['flac', 'amr-nb', 'amr-wb', 'speex', 'g729', 'linear32']);
+/** Codings whose stream says its own rate. */
+const selfDescribing = new Set<ListenEncoding>(['opus', 'container']);
 
 function badRequest(message: string): ServiceError {
   return new ServiceError(400, message);
@@ -79,10 +84,10 @@ export function readListenQuery(query: URLSearchParams, live = true): ListenSett
   let encoding: ListenEncoding = 'container';
   if (encodingName !== null) {
     if (undecoded.has(encodingName)) {
-      throw badRequest(`encoding=${encodingName} is not decoded by this server; send linear16, mulaw or alaw with sample_rate, or a WAV file without encoding`);
+      throw badRequest(`encoding=${encodingName} is not decoded by this server; send linear16, mulaw or alaw with sample_rate, opus (an Ogg or WebM Opus stream), or a WAV file without encoding`);
     }
     const known = encodings[encodingName];
-    if (!known) throw badRequest(`unknown encoding ${JSON.stringify(encodingName)}; use linear16, mulaw or alaw`);
+    if (!known) throw badRequest(`unknown encoding ${JSON.stringify(encodingName)}; use linear16, mulaw, alaw or opus`);
     encoding = known;
   }
   const rateText = query.get('sample_rate');
@@ -93,8 +98,8 @@ export function readListenQuery(query: URLSearchParams, live = true): ListenSett
       throw badRequest(`sample_rate must be a whole number of Hz from ${RESAMPLER_RATE_RANGE.min} to ${RESAMPLER_RATE_RANGE.max}, got ${JSON.stringify(rateText)}`);
     }
   }
-  if (encoding !== 'container' && sampleRate === undefined) throw badRequest(`encoding=${encoding} needs sample_rate (e.g. sample_rate=16000)`);
-  if (encoding === 'container') sampleRate = undefined;
+  if (!selfDescribing.has(encoding) && sampleRate === undefined) throw badRequest(`encoding=${encoding} needs sample_rate (e.g. sample_rate=16000)`);
+  if (selfDescribing.has(encoding)) sampleRate = undefined;
   const channels = query.get('channels');
   if (channels !== null && channels !== '1') throw badRequest(`channels=${channels} is not supported; send one channel (channels=1)`);
   if (flag(query, 'multichannel')) throw badRequest('multichannel=true is not supported; send one channel');
