@@ -285,20 +285,25 @@ const busyRetryAfterMs = 30_000;
  */
 export async function runAgentCommand(options: AgentCommandOptions): Promise<void> {
   const logger = createLogger({ level: options.logLevel ?? 'info' });
+  // Listening from the start, and never dropping the listener: a signal during start-up stops the agent once it
+  // has started, and no moment is left in which a signal would kill the process without its drain.
+  let stop: (signal: NodeJS.Signals) => void = () => {};
+  const stopping = new Promise<NodeJS.Signals>((resolve) => (stop = resolve));
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (++signals === 1) return stop(signal);
+    logger.warn(`${signal} again: exiting without waiting`);
+    process.exit(130);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   logger.info('starting the agent');
   const app = await startAgentApp(options, { logger });
   process.stdout.write(`Shoal demo agent: open ${app.url} and press Start call (up to ${app.admission.capacity} calls at once)\n`);
   for (const line of app.speechLines) process.stdout.write(`${line}\n`);
   for (const line of app.phone.describe(app.url)) process.stdout.write(`${line}\n`);
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
+  const signal = await stopping;
   const drainTimeoutMs = options.drainTimeoutMs ?? 30_000;
-  process.once(signal, () => {
-    logger.warn(`${signal} again: exiting without waiting`);
-    process.exit(130);
-  });
   logger.info({ signal, active: app.admission.active, drainTimeoutMs }, 'draining');
   await app.drain(drainTimeoutMs);
   logger.info({ cut: app.admission.active }, 'stopping');
