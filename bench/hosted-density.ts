@@ -12,6 +12,8 @@
  * that holds, and the default `--max-calls` for hosted engines against it. Prints one JSON line.
  *
  * Run: npx tsx bench/hosted-density.ts [--calls 1,10,25,50,75,90,100] [--stagger-ms 100] [--max-calls N]
+ *        [--service shoal]         (instead of the stand-in: a real `shoal serve` on this machine, so the agent
+ *                                   streams recognition over its /v1/listen; its engines' CPU is not the agent's)
  *        [--cpu-prof DIR]          (profile the agent process: node --cpu-prof, written at its exit)
  *        [--soak 500 --lanes 10 [--every 100] [--heap-snapshots DIR]]
  *            (instead: that many short calls through one agent, `lanes` at a time, each lane one call after another;
@@ -43,7 +45,10 @@ interface CallResult {
   replies: Array<number | null>;
 }
 
-const service = await startProcess('bench/hosted-density/stand-in.ts', [], /listening on (\S+)/, ['--import', 'tsx']);
+const realService = argument('--service') === 'shoal';
+const service = realService
+  ? await startProcess(shoalBin, ['serve', '--port', '0', '--dev-key', 'bench-key', '--log-level', 'warn'], /listening on (\S+)/)
+  : await startProcess('bench/hosted-density/stand-in.ts', [], /listening on (\S+)/, ['--import', 'tsx']);
 let agent: Running | undefined;
 try {
   const agentArgs = ['agent', '--port', '0', '--log-level', 'warn', '--script', 'examples/scripts/parcel-line.yaml', '--service-url', service.found, '--api-key', 'bench-key', '--max-calls', maxCalls];
