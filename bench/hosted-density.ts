@@ -12,6 +12,7 @@
  * that holds, and the default `--max-calls` for hosted engines against it. Prints one JSON line.
  *
  * Run: npx tsx bench/hosted-density.ts [--calls 1,10,25,50,75,90,100] [--stagger-ms 100] [--max-calls N]
+ *        [--listen]                (the stand-in serves /v1/listen too: the agent streams recognition over it)
  *        [--service shoal]         (instead of the stand-in: a real `shoal serve` on this machine, so the agent
  *                                   streams recognition over its /v1/listen; its engines' CPU is not the agent's)
  *        [--cpu-prof DIR]          (profile the agent process: node --cpu-prof, written at its exit)
@@ -48,7 +49,7 @@ interface CallResult {
 const realService = argument('--service') === 'shoal';
 const service = realService
   ? await startProcess(shoalBin, ['serve', '--port', '0', '--dev-key', 'bench-key', '--log-level', 'warn'], /listening on (\S+)/)
-  : await startProcess('bench/hosted-density/stand-in.ts', [], /listening on (\S+)/, ['--import', 'tsx']);
+  : await startProcess('bench/hosted-density/stand-in.ts', process.argv.includes('--listen') ? ['--listen'] : [], /listening on (\S+)/, ['--import', 'tsx']);
 let agent: Running | undefined;
 try {
   const agentArgs = ['agent', '--port', '0', '--log-level', 'warn', '--script', 'examples/scripts/parcel-line.yaml', '--service-url', service.found, '--api-key', 'bench-key', '--max-calls', maxCalls];

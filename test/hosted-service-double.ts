@@ -2,8 +2,10 @@
  * A stand-in for a hosted speech service, speaking its wire protocol with fixed engine latencies: `POST /v1/asr`
  * (multipart or msgpack body) answers `text` after `asrDelayMs`; the live TTS WebSocket `/v1/tts/live` (msgpack
  * `start` / `text` / `flush` / `stop`) answers each flush after `ttsDelayMs` with 16-bit PCM at the start
- * request's `sample_rate`, sent in `chunkMs` pieces paced in real time, and `stop` with a `finish`. It records
- * what it was asked (`requests`), so tests and benches can check the agent really used it.
+ * request's `sample_rate`, sent in `chunkMs` pieces paced in real time, and `stop` with a `finish`. With `listen`,
+ * the live recognition WebSocket `/v1/listen` too (Deepgram's messages): `Finalize` is answered `text` as a
+ * `from_finalize` final after `asrDelayMs`, `CloseStream` with `Metadata`. It records what it was asked
+ * (`requests`), so tests and benches can check the agent really used it.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -20,9 +22,11 @@ export interface HostedDoubleOptions {
   msPerCharacter: number;
   maxUtteranceMs: number;
   chunkMs: number;
+  /** Serve `/v1/listen` (without it, the agent's start-up probe finds none and recognises over `/v1/asr`). */
+  listen: boolean;
 }
 
-export const hostedDoubleDefaults: HostedDoubleOptions = { text: 'four one nine two', asrDelayMs: 150, ttsDelayMs: 120, msPerCharacter: 50, maxUtteranceMs: 3000, chunkMs: 40 };
+export const hostedDoubleDefaults: HostedDoubleOptions = { text: 'four one nine two', asrDelayMs: 150, ttsDelayMs: 120, msPerCharacter: 50, maxUtteranceMs: 3000, chunkMs: 40, listen: false };
 
 export interface AsrRequest {
   bytes: number;
@@ -35,7 +39,7 @@ export interface AsrRequest {
 export interface HostedDouble {
   url: string;
   /** `liveRates`: the `sample_rate` of each live `start`, in order (16000 when it named none). */
-  readonly requests: { asr: AsrRequest[]; liveSockets: number; liveRates: number[]; flushes: number; audioMs: number };
+  readonly requests: { asr: AsrRequest[]; liveSockets: number; liveRates: number[]; flushes: number; audioMs: number; listenSockets: number; finalizes: number };
   /** Live TTS sockets open now. */
   openLiveSockets(): number;
   close(): Promise<void>;
@@ -52,7 +56,7 @@ interface Stream {
 
 export async function startHostedDouble(options: Partial<HostedDoubleOptions> = {}, port = 0): Promise<HostedDouble> {
   const o = { ...hostedDoubleDefaults, ...options };
-  const requests = { asr: [] as AsrRequest[], liveSockets: 0, liveRates: [] as number[], flushes: 0, audioMs: 0 };
+  const requests = { asr: [] as AsrRequest[], liveSockets: 0, liveRates: [] as number[], flushes: 0, audioMs: 0, listenSockets: 0, finalizes: 0 };
   const server: Server = createServer((request, response) => {
     if (request.method === 'POST' && request.url?.split('?')[0] === '/v1/asr') {
       void readAsr(request).then(
@@ -76,9 +80,37 @@ export async function startHostedDouble(options: Partial<HostedDoubleOptions> = 
   const sockets = new WebSocketServer({ noServer: true, perMessageDeflate: false });
   const streams = new Set<Stream>();
   server.on('upgrade', (request, socket, head) => {
-    if (request.url?.split('?')[0] !== '/v1/tts/live') return socket.destroy();
+    const path = request.url?.split('?')[0];
+    if (path === '/v1/listen' && o.listen) return sockets.handleUpgrade(request, socket, head, (ws) => listen(ws));
+    if (path !== '/v1/tts/live') return socket.destroy();
     sockets.handleUpgrade(request, socket, head, (ws) => live(ws));
   });
+
+  function listen(ws: WebSocket): void {
+    requests.listenSockets++;
+    let bytes = 0;
+    let finalizedTo = 0;
+    const seconds = () => bytes / 2 / 16000;
+    const send = (message: object) => {
+      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(message));
+    };
+    ws.on('message', (data: Buffer, binary: boolean) => {
+      if (binary) return void (bytes += data.length);
+      const type = (JSON.parse(data.toString()) as { type?: string }).type;
+      if (type === 'Finalize') {
+        requests.finalizes++;
+        const start = finalizedTo;
+        finalizedTo = seconds();
+        const alternative = { transcript: o.text, confidence: 0.98, words: [] };
+        const final = { type: 'Results', channel_index: [0, 1], start, duration: finalizedTo - start, is_final: true, speech_final: false, from_finalize: true, channel: { alternatives: [alternative] } };
+        setTimeout(() => send(final), o.asrDelayMs);
+      } else if (type === 'CloseStream') {
+        send({ type: 'Metadata', request_id: 'stand-in', created: new Date().toISOString(), duration: seconds(), channels: 1 });
+        ws.close(1000);
+      }
+    });
+    ws.on('error', () => undefined);
+  }
 
   const pieces = new Map<number, Uint8Array>();
   const piece = (sampleRate: number) => {
