@@ -60,7 +60,14 @@ export async function mcpChoice(options: Pick<LlmCommandOptions, 'mcp' | 'mcpToo
 }
 
 /** The options that mean nothing without `--llm-url`. */
-export const strayKeys = ['llmModel', 'llmKey', 'llmKeyFile', 'instructions', 'tools', 'greeting', 'mcp', 'mcpTools', 'mcpSpeculative'] as const;
+const strayKeys = ['llmModel', 'llmKey', 'llmKeyFile', 'instructions', 'tools', 'greeting', 'mcp', 'mcpTools', 'mcpSpeculative'] as const;
+
+/** "--X needs --llm-url" for the first option given that means nothing without `--llm-url`, else undefined. */
+export function strayLlmOption(options: LlmCommandOptions): string | undefined {
+  if (options.llmUrl) return undefined;
+  const stray = strayKeys.find((key) => options[key] !== undefined);
+  return stray && `--${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} needs --llm-url`;
+}
 
 export const defaults = {
   model: 'gpt-4o-mini',
@@ -105,8 +112,8 @@ export function addLlmOptions(command: Command): Command {
 /** The LLM dialogue the options ask for, or undefined without `--llm-url`; its `--mcp` servers are added to `servers` (close them at the end). */
 export async function llmDialogue(options: LlmCommandOptions, transfers?: TransferPolicy, servers: McpServer[] = []): Promise<Dialogue | undefined> {
   if (!options.llmUrl) {
-    const stray = strayKeys.find((key) => options[key] !== undefined);
-    if (stray) throw new LlmOptionError(`--${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} needs --llm-url`);
+    const stray = strayLlmOption(options);
+    if (stray) throw new LlmOptionError(stray);
     return undefined;
   }
   let systemPrompt: string | undefined;

@@ -22,7 +22,7 @@ import {
 } from '../testing/index.js';
 import type { LlmSettings } from '../testing/schema.js';
 import type { TestCommandOptions } from './options.js';
-import { LlmOptionError, mcpChoice, strayKeys } from './llm-options.js';
+import { LlmOptionError, mcpChoice, strayLlmOption } from './llm-options.js';
 import { ProviderSetupError, speechChoice, type SpeechChoice } from './speech-providers.js';
 import { openCallRecords } from './call-records.js';
 
@@ -49,9 +49,9 @@ export async function runTests(paths: string[], options: TestCommandOptions): Pr
     note(`shoal test: no scenario${options.grep ? ` matches --grep ${options.grep}` : ` in ${paths.join(' ')}`}`);
     return exitCodes.unusable;
   }
-  const stray = strayKeys.find((key) => options[key] !== undefined && !options.llmUrl);
+  const stray = strayLlmOption(options);
   if (stray) {
-    note(`shoal test: --${stray.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} needs --llm-url`);
+    note(`shoal test: ${stray}`);
     return exitCodes.unusable;
   }
   let llm: LlmSettings | undefined;
