@@ -1,51 +1,28 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { peak, type AudioFrame } from '../src/audio/index.js';
 import { startAgentApp, type AgentApp } from '../src/cli/run-agent.js';
+import { firefoxInstalled, firefoxPath, launchFirefox } from './support/firefox.js';
 
-const firefoxPath = '/usr/bin/firefox-esr';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outputDir = join(root, 'test-output');
 const traceparent = '00-6f2d1b8e4c3a5d7f9e0a1b2c3d4e5f61-b2c3d4e5f6071829-01';
-
-/**
- * Firefox's fake microphone (a steady tone), no permission prompt, autoplay allowed, and no network beyond loopback.
- * Without a sound server (no PulseAudio here) Firefox keeps every AudioContext `suspended`: its fallback clock runs the
- * graph but `resume()` never settles. Firefox's own mock audio backend stands in for the sound card and runs in real time.
- */
-const firefoxPrefs: Record<string, unknown> = {
-  'media.cubeb.force_mock_context': true,
-  'media.navigator.streams.fake': true,
-  'media.navigator.permission.disabled': true,
-  'media.autoplay.default': 0,
-  'media.autoplay.block-webaudio': false,
-  'media.autoplay.blocking_policy': 0,
-  'network.proxy.type': 0,
-  'network.captive-portal-service.enabled': false,
-  'network.connectivity-service.enabled': false,
-  'browser.safebrowsing.update.enabled': false,
-  'app.update.disabledForTesting': true,
-  'datareporting.policy.dataSubmissionEnabled': false,
-  'toolkit.telemetry.reportingpolicy.firstRun': false,
-};
 
 type PageStats = Record<string, number>;
 const readStats = (page: Page) => page.evaluate(() => (window as unknown as { shoalStats: PageStats }).shoalStats);
 const texts = (page: Page, selector: string) => page.$$eval(selector, (nodes) => nodes.map((node) => node.textContent ?? ''));
 
-if (!existsSync(firefoxPath)) {
+if (!firefoxInstalled) {
   console.warn(`browser-firefox: SKIPPED — ${firefoxPath} is missing; install it with \`bash scripts/setup.sh --test\` (Debian package firefox-esr).`);
 }
 
-describe.skipIf(!existsSync(firefoxPath))('the demo page in a real browser (Firefox ESR over WebDriver BiDi, fake tone microphone)', () => {
+describe.skipIf(!firefoxInstalled)('the demo page in a real browser (Firefox ESR over WebDriver BiDi, fake tone microphone)', () => {
   let app: AgentApp;
   let browser: Browser;
   let page: Page;
-  let profile: string;
   const pageErrors: string[] = [];
   const serverSide = { frames: 0, peak: 0, traceIds: [] as string[] };
 
@@ -62,15 +39,7 @@ describe.skipIf(!existsSync(firefoxPath))('the demo page in a real browser (Fire
         },
       },
     );
-    profile = mkdtempSync(join(tmpdir(), 'shoal-firefox-'));
-    browser = await puppeteer.launch({
-      browser: 'firefox',
-      executablePath: firefoxPath,
-      headless: true,
-      userDataDir: profile,
-      extraPrefsFirefox: firefoxPrefs,
-      timeout: 60_000,
-    });
+    browser = await launchFirefox();
     page = (await browser.pages())[0] ?? (await browser.newPage());
     page.on('pageerror', (error) => pageErrors.push(String((error as Error).message ?? error)));
     page.on('console', (message) => {
@@ -81,7 +50,6 @@ describe.skipIf(!existsSync(firefoxPath))('the demo page in a real browser (Fire
   afterAll(async () => {
     await browser?.close();
     await app?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
   it('sends the microphone to the server, plays the greeting with captions, and frees the call on stop', async () => {

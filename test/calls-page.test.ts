@@ -4,17 +4,27 @@ import { mkdtemp } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, firefox, type Browser } from 'playwright-core';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteCallStore } from '../src/agent/index.js';
 import { callRecordsApi } from '../src/cli/call-records.js';
 import { buildDemoPage, demoPageHandler } from '../src/transports/browser/demo-page.js';
 import { virtualCall } from './agent-virtual-call.js';
+import { firefoxInstalled, launchFirefox } from './support/firefox.js';
 
+/** The same steps in both: puppeteer-core drives Chromium over CDP and Firefox ESR over WebDriver BiDi. */
+const chromiumPath = '/usr/bin/chromium';
 const browsers = [
-  { name: 'Chromium', type: chromium, path: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--autoplay-policy=no-user-gesture-required'] },
-  { name: 'Firefox', type: firefox, path: '/usr/bin/firefox', args: [] },
+  {
+    name: 'Chromium',
+    installed: existsSync(chromiumPath),
+    launch: () => puppeteer.launch({ executablePath: chromiumPath, headless: true, args: ['--no-sandbox', '--disable-gpu', '--autoplay-policy=no-user-gesture-required'], timeout: 30_000 }),
+  },
+  { name: 'Firefox', installed: firefoxInstalled, launch: launchFirefox },
 ];
+
+const count = (page: Page, selector: string) => page.$$eval(selector, (nodes) => nodes.length);
+const audio = (page: Page) => page.$eval('#audio', (node) => ({ readyState: (node as HTMLAudioElement).readyState, duration: (node as HTMLAudioElement).duration, currentTime: (node as HTMLAudioElement).currentTime }));
 
 let server: Server;
 let url: string;
@@ -40,53 +50,49 @@ afterAll(async () => {
   await store?.close();
 });
 
-describe.each(browsers)('the calls page in $name', ({ name, type, path, args }) => {
+describe.each(browsers)('the calls page in $name', ({ name, installed, launch }) => {
   let browser: Browser | undefined;
-  let launchError: unknown;
   beforeAll(async () => {
-    if (!existsSync(path)) return;
-    browser = await type.launch({ executablePath: path, headless: true, args, timeout: 10_000 }).catch((error: unknown) => {
-      launchError = error;
-      return undefined;
-    });
-    if (launchError) console.warn(`calls-page: ${name} could not be driven by playwright-core: ${(launchError as Error).message.split('\n')[0]}`);
-  }, 30_000);
+    if (installed) browser = await launch();
+  }, 90_000);
   afterAll(async () => {
     await browser?.close();
   });
 
-  it('lists the calls, filters them, shows a call as a timeline and seeks the recording to a clicked turn', async (context) => {
-    if (!browser) return context.skip();
-    const page = await browser.newPage();
+  it.skipIf(!installed)('lists the calls, filters them, shows a call as a timeline and seeks the recording to a clicked turn', async () => {
+    const page = await browser!.newPage();
     const errors: string[] = [];
-    page.on('pageerror', (error) => errors.push(error.message));
+    page.on('pageerror', (error) => errors.push(`${name}: ${String((error as Error).message ?? error)}`));
     await page.goto(`${url}/calls#token=secret`);
-    const rows = page.locator('#calls tbody tr');
-    await expect.poll(() => rows.count()).toBe(2);
+    await expect.poll(() => count(page, '#calls tbody tr')).toBe(2);
     expect(page.url()).not.toContain('secret');
 
-    await page.fill('#q', 'table');
-    await page.click('#filters button[type=submit]');
-    await expect.poll(() => rows.count()).toBe(1);
-    expect(await rows.first().textContent()).toContain('+15550001');
-    await page.fill('#q', '');
-    await page.click('#filters button[type=submit]');
-    await expect.poll(() => rows.count()).toBe(2);
+    const search = async (text: string) => {
+      await page.$eval('#q', (input, value) => ((input as HTMLInputElement).value = value), text);
+      await page.click('#filters button[type=submit]');
+    };
+    await search('table');
+    await expect.poll(() => count(page, '#calls tbody tr')).toBe(1);
+    expect(await page.$eval('#calls tbody tr', (row) => row.textContent)).toContain('+15550001');
+    await search('');
+    await expect.poll(() => count(page, '#calls tbody tr')).toBe(2);
 
     // The recorded call: the older one is 'other', so the first row is the virtual call.
-    await rows.first().click();
-    const turns = page.locator('#timeline li.turn');
-    await expect.poll(() => turns.count()).toBeGreaterThanOrEqual(2);
-    expect(await turns.nth(1).locator('.caller').textContent()).toBeTruthy();
-    expect(await turns.nth(1).locator('.bars span').count()).toBeGreaterThan(0);
-    await page.waitForFunction(() => (document.getElementById('audio') as HTMLAudioElement).readyState >= 1, undefined, { timeout: 10_000 });
-    const duration = await page.evaluate(() => (document.getElementById('audio') as HTMLAudioElement).duration);
-    expect(duration).toBeGreaterThan(5);
-    const at = Number(await turns.nth(2).getAttribute('data-at')) / 1000;
+    await page.click('#calls tbody tr');
+    await expect.poll(() => count(page, '#timeline li.turn')).toBeGreaterThanOrEqual(2);
+    const second = await page.$$eval('#timeline li.turn', (turns) => ({ caller: turns[1]!.querySelector('.caller')?.textContent ?? '', bars: turns[1]!.querySelectorAll('.bars span').length }));
+    expect(second.caller).toBeTruthy();
+    expect(second.bars).toBeGreaterThan(0);
+    await expect.poll(() => audio(page).then((state) => state.readyState), { timeout: 10_000 }).toBeGreaterThanOrEqual(1);
+    expect((await audio(page)).duration).toBeGreaterThan(5);
+    const at = Number(await page.$$eval('#timeline li.turn', (turns) => turns[2]!.getAttribute('data-at'))) / 1000;
     expect(at).toBeGreaterThan(3);
-    await turns.nth(2).click();
-    await expect.poll(() => page.evaluate(() => (document.getElementById('audio') as HTMLAudioElement).currentTime)).toBeGreaterThanOrEqual(at - 0.05);
-    expect(await page.evaluate(() => (document.getElementById('audio') as HTMLAudioElement).currentTime)).toBeLessThan(at + 1.5);
+    await page.$$eval('#timeline li.turn', (turns) => (turns[2] as HTMLElement).click());
+    await expect.poll(() => audio(page).then((state) => state.currentTime)).toBeGreaterThanOrEqual(at - 0.05);
+    expect((await audio(page)).currentTime).toBeLessThan(at + 1.5);
+    // The turn being played is marked as the recording plays.
+    const playing = () => page.$$eval('#timeline li.turn', (turns) => turns.findIndex((turn) => turn.classList.contains('playing')));
+    await expect.poll(playing, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
