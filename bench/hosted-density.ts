@@ -7,8 +7,8 @@
  *
  * Per N: turns answered (reply within 5 s), reply after the caller's answer ends p50/p95, the agent's CPU per
  * call-second and cores used (/proc), the event loop's share of that CPU (the main thread's), RSS per call (peak
- * during the run minus before, over N), event-loop lag p99 (the agent's /metrics `nodejs_eventloop_lag_p99_seconds`, over the run; it includes prom-client's 10 ms
- * sampling interval), the first N whose p95 leaves 1.5x of one call's or leaves a turn unanswered, the largest N
+ * during the run minus before, over N), event-loop lag p99 (the agent's /metrics `nodejs_eventloop_lag_p99_seconds`, over the run, less the
+ * monitor's sampling interval, `eventLoopPrecisionMs`), the first N whose p95 leaves 1.5x of one call's or leaves a turn unanswered, the largest N
  * that holds, and the default `--max-calls` for hosted engines against it. Prints one JSON line.
  *
  * Run: npx tsx bench/hosted-density.ts [--calls 1,10,25,50,75,90,100] [--stagger-ms 100] [--max-calls N]
@@ -25,6 +25,7 @@
 import { cpus } from 'node:os';
 import { load, p, round } from './capacity/measure.js';
 import { defaultMaxCalls } from '../src/agent/admission.js';
+import { eventLoopPrecisionMs } from '../src/metrics/index.js';
 import { inspectorUrl } from './hosted-density/inspector.js';
 import { cpuMs, loopCpuMs, metric, rssMb, runScript, shoalBin, startProcess, type Running } from './hosted-density/processes.js';
 import { soak as runSoak } from './hosted-density/soak.js';
@@ -121,7 +122,7 @@ try {
         rss_before_mb: rssBefore,
         rss_peak_mb: peakRss,
         rss_per_call_mb: round((peakRss - rssBefore) / calls, 2),
-        event_loop_lag_p99_ms: round((metric(text, 'nodejs_eventloop_lag_p99_seconds') ?? NaN) * 1000, 1),
+        event_loop_lag_p99_ms: round((metric(text, 'nodejs_eventloop_lag_p99_seconds') ?? NaN) * 1000 - eventLoopPrecisionMs, 1),
         load_average_before: loadBefore,
       });
       process.stderr.write(`${JSON.stringify(rows.at(-1))}\n`);

@@ -37,6 +37,10 @@ export interface SeenSocket {
   /** The control messages received, in order (`KeepAlive`, `Finalize`, `CloseStream`). */
   controls: string[];
   audioBytes: number;
+  /** The size of each audio message, bytes, in order; a control message's place among them is `controlsAfter`. */
+  audioMessages: number[];
+  /** For each control message, how many audio messages came before it. */
+  controlsAfter: number[];
   socket: WebSocket;
 }
 
@@ -109,7 +113,7 @@ export class DeepgramDouble {
   }
 
   private serve(socket: WebSocket, query: URLSearchParams, headers: IncomingMessage['headers'], encoding: string, sampleRate: number): void {
-    const seen: SeenSocket = { query, headers, controls: [], audioBytes: 0, socket };
+    const seen: SeenSocket = { query, headers, controls: [], audioBytes: 0, audioMessages: [], controlsAfter: [], socket };
     this.seen.push(seen);
     const o = this.options;
     const flag = (name: string) => query.get(name) === 'true';
@@ -171,6 +175,7 @@ export class DeepgramDouble {
           type = undefined;
         }
         seen.controls.push(String(type));
+        seen.controlsAfter.push(seen.audioMessages.length);
         if (type === 'Finalize') finalSpeech({ speech_final: false, from_finalize: true }, o.latency.finalMs);
         if (type === 'CloseStream') {
           if (speech) finalSpeech({ speech_final: true }, 0);
@@ -181,6 +186,7 @@ export class DeepgramDouble {
       }
       const bytes = data as Buffer;
       seen.audioBytes += bytes.length;
+      seen.audioMessages.push(bytes.length);
       const samples = encoding === 'mulaw' ? decodeMuLaw(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length)) : new Int16Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length));
       const per10ms = sampleRate / 100;
       for (let offset = 0; offset < samples.length; offset += per10ms) {

@@ -43,6 +43,26 @@ describe('deepgram() live recognition', () => {
     expect(seen.controls).toEqual(['Finalize']);
   });
 
+  it('sends audio in messages of at least chunkMs (80 ms by default), what is left just before Finalize; 0 sends each frame', async () => {
+    double = await DeepgramDouble.start({ script: ['Chunked.', 'Each frame.'] });
+    const frames = toneUtterance(8000, 600, 100); // 35 frames of 20 ms: 160 bytes of mu-law each
+    call = deepgram({ apiKey: 'test-key', baseUrl: double.url, endpointingMs: false }).forCall(eightKhzCall);
+    const events = await lastValueFrom(call.transcribe(from(frames)).pipe(toArray()));
+    expect(events.at(-1)).toMatchObject({ final: true, text: 'Chunked.' });
+    expect(events.filter((event) => !event.final).length).toBeGreaterThan(0);
+    const chunked = double.seen[0]!;
+    expect(chunked.audioMessages).toEqual([...Array<number>(8).fill(4 * 160), 3 * 160]);
+    expect(chunked.controls).toEqual(['Finalize']);
+    expect(chunked.controlsAfter).toEqual([9]);
+    call.release();
+
+    call = deepgram({ apiKey: 'test-key', baseUrl: double.url, endpointingMs: false, chunkMs: 0 }).forCall(eightKhzCall);
+    expect(await lastValueFrom(call.transcribe(from(frames)))).toMatchObject({ final: true, text: 'Each frame.' });
+    expect(double.seen[1]!.audioMessages).toEqual(Array<number>(35).fill(160));
+    expect(() => deepgram({ apiKey: 'test-key', chunkMs: 500 })).toThrow(/chunkMs must be 0 .* to 250 ms .*got 500/);
+    expect(() => deepgram({ apiKey: 'test-key', chunkMs: Number.NaN })).toThrow(RangeError);
+  });
+
   it('keeps one socket for the call\'s utterances, word times from each utterance\'s start, and closes it with CloseStream', async () => {
     double = await DeepgramDouble.start({ script: ['Hello there.', 'Friday at seven.'] });
     call = deepgram({ apiKey: 'test-key', baseUrl: double.url }).forCall(eightKhzCall);

@@ -22,10 +22,13 @@ afterEach(() => {
 });
 
 describe('SHOAL_VAD_QUIET_BELOW_DBFS', () => {
-  test('reads a level below 0 dBFS; unset or empty scores every frame', () => {
+  test('reads a level below 0 dBFS or off (every frame); unset or empty gives the default', () => {
     expect(quietBelowFromEnv({ SHOAL_VAD_QUIET_BELOW_DBFS: '-55' })).toBe(-55);
     expect(quietBelowFromEnv({})).toBe(-Infinity);
     expect(quietBelowFromEnv({ SHOAL_VAD_QUIET_BELOW_DBFS: ' ' })).toBe(-Infinity);
+    expect(quietBelowFromEnv({}, -55)).toBe(-55);
+    expect(quietBelowFromEnv({ SHOAL_VAD_QUIET_BELOW_DBFS: ' off ' }, -55)).toBe(-Infinity);
+    expect(quietBelowFromEnv({ SHOAL_VAD_QUIET_BELOW_DBFS: '-60' }, -55)).toBe(-60);
   });
 
   test('refuses what is not a level below 0 dBFS, naming the variable', () => {

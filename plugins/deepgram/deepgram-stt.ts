@@ -3,7 +3,7 @@ import { requireKey, type CallAudio, type CallSpeechToText, type Expectation, ty
 import { expectedTerms } from '../provider-kit.js';
 import { DeepgramStream, type StreamUtterance } from './live-stream.js';
 import type { DeepgramResults, DeepgramWord } from './messages.js';
-import { deepgramDefaults, keyVariable, type DeepgramOptions, type ListenTerms } from './options.js';
+import { checkChunkMs, deepgramDefaults, keyVariable, type DeepgramOptions, type ListenTerms } from './options.js';
 
 const sampleRates = [8000, 16000, 24000, 32000, 44100, 48000] as const;
 
@@ -18,6 +18,7 @@ export class DeepgramSpeechToText implements SpeechToText {
 
   constructor(options: Partial<DeepgramOptions> = {}) {
     const o = { ...deepgramDefaults, ...options };
+    checkChunkMs(o.chunkMs);
     this.options = { ...o, apiKey: requireKey('deepgram', o.apiKey ?? process.env[keyVariable], keyVariable) };
     this.capabilities = {
       streaming: true,

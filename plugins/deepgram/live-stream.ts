@@ -34,13 +34,16 @@ export class StreamUtterance {
 
 /**
  * One Deepgram live socket (`/v1/listen`) of one call: the call's utterances go through it one after another.
- * Audio is sent as it comes (buffered until the socket opens); `KeepAlive` while no audio flows; `Finalize` at
- * Shoal's endpoint; `CloseStream` at hang-up. Results are routed to the utterance whose audio they cover.
+ * Audio is sent in messages of at least `chunkMs` (buffered until the socket opens); `KeepAlive` while no audio
+ * flows; what is left, then `Finalize` at Shoal's endpoint; `CloseStream` at hang-up. Results are routed to the utterance whose audio they cover.
  */
 export class DeepgramStream {
   readonly encoding: 'linear16' | 'mulaw';
   private socket: WebSocket | undefined;
   private readonly pending: Array<Buffer | string> = [];
+  /** Audio not yet sent, gathered up to `chunkMs`. */
+  private chunk: Buffer[] = [];
+  private chunkMs = 0;
   private readonly utterances: StreamUtterance[] = [];
   private sentMs = 0;
   private lastSendAt = Date.now();
@@ -91,8 +94,11 @@ export class DeepgramStream {
     if (!this.usable) return;
     const samples = frame.samples;
     const bytes = this.encoding === 'mulaw' ? Buffer.from(encodeMuLaw(samples)) : Buffer.from(samples.buffer, samples.byteOffset, samples.byteLength);
-    this.sentMs += frameDurationMs(frame);
-    this.write(bytes);
+    const ms = frameDurationMs(frame);
+    this.sentMs += ms;
+    this.chunk.push(bytes);
+    this.chunkMs += ms;
+    if (this.chunkMs >= this.options.chunkMs) this.sendChunk();
   }
 
   /** Shoal's endpoint fired: Deepgram finalises what it heard, answering with a `from_finalize` result. */
@@ -100,6 +106,7 @@ export class DeepgramStream {
     if (utterance.done || utterance.finalizing) return;
     utterance.endMs = this.sentMs;
     utterance.finalizing = true;
+    this.sendChunk();
     this.write(JSON.stringify({ type: 'Finalize' }));
     utterance.timer = setTimeout(() => {
       if (!utterance.done) utterance.sink.finalizeTimedOut();
@@ -128,7 +135,10 @@ export class DeepgramStream {
       this.pending.length = 0;
       return;
     }
-    if (socket.readyState === socket.OPEN) socket.send(JSON.stringify({ type: 'CloseStream' }));
+    if (socket.readyState === socket.OPEN) {
+      this.sendChunk();
+      socket.send(JSON.stringify({ type: 'CloseStream' }));
+    }
     const timer = setTimeout(() => socket.terminate(), 1000);
     timer.unref?.();
     socket.once('close', () => clearTimeout(timer));
@@ -139,6 +149,14 @@ export class DeepgramStream {
     clearTimeout(utterance.timer);
     const index = this.utterances.indexOf(utterance);
     if (index >= 0) this.utterances.splice(index, 1);
+  }
+
+  private sendChunk(): void {
+    if (this.chunk.length === 0) return;
+    const bytes = this.chunk.length === 1 ? this.chunk[0]! : Buffer.concat(this.chunk);
+    this.chunk = [];
+    this.chunkMs = 0;
+    this.write(bytes);
   }
 
   private write(data: Buffer | string): void {

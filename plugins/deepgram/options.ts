@@ -28,6 +28,12 @@ export interface DeepgramOptions {
    * extension of Shoal's speech service, which recognises with them; Deepgram itself does not take it.
    */
   sendHints: boolean;
+  /**
+   * Audio goes to Deepgram once at least this much has gathered (Deepgram takes 20 to 250 ms per message), ms: fewer,
+   * larger socket writes. The endpoint sends what is left before `Finalize`, so the final is not delayed; interims
+   * may be, by up to this much. 0 sends each frame as it comes.
+   */
+  chunkMs: number;
   /** `KeepAlive` after this long without audio (Deepgram closes a socket that hears nothing for 10 s), ms. */
   keepAliveMs: number;
   /** After `Finalize`, the final comes within this long or the utterance ends on what was heard, ms. */
@@ -48,10 +54,18 @@ export const deepgramDefaults: DeepgramOptions = {
   smartFormat: true,
   maxKeyterms: 50,
   sendHints: false,
+  chunkMs: 80,
   keepAliveMs: 5000,
   finalizeTimeoutMs: 1500,
   connectTimeoutMs: 5000,
 };
+
+/** Throws a RangeError naming the option when `chunkMs` is not a duration Deepgram takes per message. */
+export function checkChunkMs(chunkMs: number): void {
+  if (!Number.isFinite(chunkMs) || chunkMs < 0 || chunkMs > 250) {
+    throw new RangeError(`deepgram: chunkMs must be 0 (each frame as it comes) to 250 ms (Deepgram takes 20 to 250 ms per message), got ${chunkMs}`);
+  }
+}
 
 export const deepgramBaseUrl = 'https://api.deepgram.com';
 export const keyVariable = 'DEEPGRAM_API_KEY';

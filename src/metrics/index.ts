@@ -3,6 +3,6 @@
  * its metrics to (the agent adds call and turn-stage metrics, src/agent/call-metrics.ts), engine pool gauges, service counters, and `/healthz` `/readyz` `/metrics`.
  */
 import './engine-metrics.js';
-export { metricsRegistry, startProcessMetrics } from './registry.js';
+export { eventLoopPrecisionMs, metricsRegistry, startProcessMetrics } from './registry.js';
 export { countHold, countRefusal, countTimeout, watchLiveSessions, type TimeoutKind } from './service-metrics.js';
 export { handleProbe, probe, probePaths, type ProbeResponse, type Readiness } from './probes.js';

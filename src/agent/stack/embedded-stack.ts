@@ -55,6 +55,13 @@ export interface EmbeddedStackOptions {
    * whether it decodes the utterance at the pause (`StreamingEngineSttOptions`; defaults in its `defaults`).
    */
   pauses?: Partial<PauseOptions>;
+  /**
+   * Silero's quiet gate (`SileroVadOptions.quietBelowDbfs`): frames quieter than this, once the line has settled
+   * quiet, skip the model. Default: -55 dBFS when the first recogniser is a streaming provider with its own end of
+   * speech (`deepgram`), else every frame is scored; SHOAL_VAD_QUIET_BELOW_DBFS (`off`, or a level) overrides the
+   * default.
+   */
+  vadQuietBelowDbfs?: number;
 }
 
 /** A recogniser of the stack: one it builds (`engine`, `service`) or one given. */
@@ -87,13 +94,16 @@ export interface EmbeddedAgentStack extends AgentStack {
 export async function createEmbeddedAgentStack(options: Partial<EmbeddedStackOptions> = {}): Promise<EmbeddedAgentStack> {
   const o: EmbeddedStackOptions = { ...embeddedDefaults, ...options, stt: options.stt ?? (options.service ? 'service' : 'engine') };
   // Loaded here rather than at the top so importing the agent does not load the service and its engines.
-  const [{ parseWav }, { SpeechClient }, { FliteEngine, PocketSphinxEngine, SileroVad, sileroInference }, { startEmbeddedService }] = await Promise.all([
+  const [{ parseWav }, { SpeechClient }, { FliteEngine, PocketSphinxEngine, providerQuietBelowDbfs, quietBelowFromEnv, SileroVad, sileroInference }, { startEmbeddedService }] = await Promise.all([
     import('../../audio/index.js'),
     import('../../client/index.js'),
     import('../../engines/index.js'),
     import('../../service/index.js'),
   ]);
   const sttChoices: readonly SttChoice[] = Array.isArray(o.stt) ? o.stt : [o.stt as SttChoice];
+  const first = sttChoices[0];
+  const streamingProvider = typeof first === 'object' && first.capabilities?.streaming === true && first.capabilities.endOfSpeech === true;
+  const vadOptions = { quietBelowDbfs: o.vadQuietBelowDbfs ?? quietBelowFromEnv(process.env, streamingProvider ? providerQuietBelowDbfs : -Infinity) };
   const ttsChoices: readonly TtsChoice[] = o.tts === undefined ? ['service'] : Array.isArray(o.tts) ? o.tts : [o.tts as TtsChoice];
   const needsService = o.withService === true || sttChoices.includes('service') || ttsChoices.includes('service');
   let embedded: EmbeddedService | undefined;
@@ -172,10 +182,10 @@ export async function createEmbeddedAgentStack(options: Partial<EmbeddedStackOpt
     get ttsFallbacks() {
       return fallbacks;
     },
-    vadInThread: () => new SileroVad(sileroInference()),
+    vadInThread: () => new SileroVad(sileroInference(), vadOptions),
     agentFor: (dialogue, overrides = {}) => {
       const mode = overrides.mode ?? o.mode;
-      return new VoiceAgent({ dialogue, ...enginesFor(mode), vad: () => new SileroVad(), mode, modeSettings: o.modeSettings, ...overrides });
+      return new VoiceAgent({ dialogue, ...enginesFor(mode), vad: () => new SileroVad(undefined, vadOptions), mode, modeSettings: o.modeSettings, ...overrides });
     },
     close: async () => {
       for (const live of lives) live.close();

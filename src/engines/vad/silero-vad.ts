@@ -30,8 +30,9 @@ export interface SileroVadOptions {
    * frames are scored 0 without running the model, and leave its settled state as it was: a phone line's quiet
    * between answers costs no inference. -Infinity (the default) runs the model on every frame. At -55 the
    * decisions on the human fixtures stay within 1 % of the model's on every frame (test/engines-vad-batch.test.ts),
-   * but the recogniser heard the 8 kHz booking call worse (test/agent-asr-per-call.test.ts), so it is opt-in:
-   * here, or for every detector of the process with SHOAL_VAD_QUIET_BELOW_DBFS (`quietBelowFromEnv`).
+   * but the in-process recogniser heard the 8 kHz booking call worse (test/agent-asr-per-call.test.ts), so it is
+   * opt-in here, or for every detector of the process with SHOAL_VAD_QUIET_BELOW_DBFS (`quietBelowFromEnv`); the
+   * agent stack turns it on (`providerQuietBelowDbfs`) when a streaming provider recognises.
    */
   quietBelowDbfs: number;
   /** Quiet frames in a row, scored as silence, before quiet frames skip the model. */
@@ -40,13 +41,24 @@ export interface SileroVadOptions {
 
 export const defaults: SileroVadOptions = { resetAfterSilenceMs: 3000, silenceProbability: 0.15, quietBelowDbfs: -Infinity, settleFrames: 8 };
 
-/** `quietBelowDbfs` when a detector is not given one: SHOAL_VAD_QUIET_BELOW_DBFS (say -55), else -Infinity. */
-export function quietBelowFromEnv(env: NodeJS.ProcessEnv = process.env): number {
-  const configured = env['SHOAL_VAD_QUIET_BELOW_DBFS'];
-  if (configured === undefined || configured.trim() === '') return defaults.quietBelowDbfs;
+/**
+ * The quiet gate when a streaming provider recognises (Deepgram): the provider hears each utterance whole and finds
+ * its own end of speech, and the gate's onsets and ends on the human fixtures are within two frames of Silero's on
+ * every frame, so a call's quiet stretches need not cost an inference each.
+ */
+export const providerQuietBelowDbfs = -55;
+
+/**
+ * `quietBelowDbfs` when a detector is not given one: SHOAL_VAD_QUIET_BELOW_DBFS (say -55; `off` scores every
+ * frame), else `fallback` (-Infinity unless the caller knows better).
+ */
+export function quietBelowFromEnv(env: NodeJS.ProcessEnv = process.env, fallback = defaults.quietBelowDbfs): number {
+  const configured = env['SHOAL_VAD_QUIET_BELOW_DBFS']?.trim();
+  if (configured === undefined || configured === '') return fallback;
+  if (configured === 'off') return -Infinity;
   const dbfs = Number(configured);
   if (!Number.isFinite(dbfs) || dbfs >= 0) {
-    throw new RangeError(`SHOAL_VAD_QUIET_BELOW_DBFS must be a level below 0 dBFS (say -55), got "${configured}"; unset it to score every frame`);
+    throw new RangeError(`SHOAL_VAD_QUIET_BELOW_DBFS must be a level below 0 dBFS (say -55) or off, got "${configured}"; off scores every frame`);
   }
   return dbfs;
 }
@@ -75,6 +87,8 @@ export class SileroVad implements VoiceActivityDetector {
   private readonly runner: SileroRunner;
   private readonly resetAfterFrames: number;
   private readonly silenceProbability: number;
+  /** Frames quieter than this (RMS, dBFS) may skip the model: `SileroVadOptions.quietBelowDbfs`. */
+  readonly quietBelowDbfs: number;
   /** Mean squared sample (16-bit) below which a frame is quiet. */
   private readonly quietPower: number;
   private silentFrames = 0;
@@ -88,6 +102,7 @@ export class SileroVad implements VoiceActivityDetector {
     this.runner = runner ?? SileroPool.shared().channel();
     this.resetAfterFrames = Math.round(o.resetAfterSilenceMs / frameMs);
     this.silenceProbability = o.silenceProbability;
+    this.quietBelowDbfs = o.quietBelowDbfs;
     this.quietPower = (32768 * 10 ** (o.quietBelowDbfs / 20)) ** 2;
     this.settleFrames = o.settleFrames;
     // A failed model load surfaces on the first probability() call.
