@@ -44,7 +44,7 @@ export default {
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
   clearTextReporter: { allowColor: false, reportTests: false, reportMutants: false },
   thresholds: { high: 90, low: 80, break: null },
-  ignorePatterns: ['dist', 'reports', 'test-output', 'coverage', '.shoal', 'web', 'docs', 'bench', '.stryker-tmp*'],
+  ignorePatterns: ['dist', 'dist-all', 'reports', 'test-output', 'coverage', '.shoal', 'web', 'docs', 'bench', '.stryker-tmp*'],
   tempDirName: '.stryker-tmp',
   cleanTempDir: true,
 };

@@ -25,18 +25,15 @@ const prefixes = {
   cli: ['cli', 'talk'],
 };
 
-/** Files over ~25 s on 2 shared cores (whole-suite run, vitest JSON report): npm test runs them. */
+/** Files over ~25 s on 2 shared cores (fresh-clone run, vitest JSON report): npm test runs them. */
 const slow = new Set([
   'test/agent-conversation.test.ts',
-  'test/agent-hosted-speech.test.ts',
+  'test/agent-service-listen.test.ts',
   'test/engines-asr-isolation.test.ts',
-  'test/engines-asr.test.ts',
   'test/listening-human-speech.test.ts',
   'test/scenario-suites.test.ts',
   'test/service-store-crash.test.ts',
   'test/talk-cli.test.ts',
-  'test/testing-simulated-caller.test.ts',
-  'test/transport-agent-app.test.ts',
 ]);
 
 function roomOf(path) {

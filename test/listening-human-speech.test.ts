@@ -4,8 +4,8 @@
  * IVR calls of test/fixtures/human-calls through the agent (5-8 s each).
  */
 import { readFileSync } from 'node:fs';
-import { afterAll, describe, expect, it } from 'vitest';
-import { createEmbeddedAgentStack, type AgentEvent, type Expectation } from '../src/agent/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEmbeddedAgentStack, type AgentEvent, type EmbeddedAgentStack, type Expectation } from '../src/agent/index.js';
 import { PocketSphinxEngine } from '../src/engines/pocketsphinx/index.js';
 import { decodeCall, runFileCall } from '../src/transports/file/file-call.js';
 import { loadScriptedDialogue } from '../plugins/index.js';
@@ -160,21 +160,23 @@ const calls = [
   { file: 'parcel-retry-16k.wav', answers: undefined, route: { code: '4192', option: 'up' } },
 ];
 
-describe.each(calls)('an IVR call of real human answers ($file), through the agent', ({ file, answers, route }) => {
-  it('reads the code, takes the yes and the choice, and ends with the right action', async () => {
-    const stack = await createEmbeddedAgentStack({ mode: 'balanced' });
-    try {
-      const caller = await decodeCall(readFileSync(`test/fixtures/human-calls/${file}`));
-      const events: AgentEvent[] = [];
-      const { summary } = await runFileCall(stack.agentFor(loadScriptedDialogue('examples/scripts/parcel-line.yaml')), caller, {
-        fast: true,
-        onEvent: (event) => events.push(event),
-      });
-      if (answers) expect(summary.turns.map((t) => t.userText).filter(Boolean)).toEqual(answers);
-      expect(events).toContainEqual(expect.objectContaining({ type: 'tool-call', name: 'route', arguments: route, kept: true }));
-      expect(summary.reason).toBe('script ended the call');
-    } finally {
-      await stack.close();
-    }
+describe('IVR calls of real human answers, through the agent', () => {
+  // One stack for the three calls, as an agent serves call after call with the same engines.
+  let stack: EmbeddedAgentStack | undefined;
+  beforeAll(async () => {
+    stack = await createEmbeddedAgentStack({ mode: 'balanced' });
+  }, 60_000);
+  afterAll(() => stack?.close());
+
+  it.each(calls)('$file: reads the code, takes the yes and the choice, and ends with the right action', async ({ file, answers, route }) => {
+    const caller = await decodeCall(readFileSync(`test/fixtures/human-calls/${file}`));
+    const events: AgentEvent[] = [];
+    const { summary } = await runFileCall(stack!.agentFor(loadScriptedDialogue('examples/scripts/parcel-line.yaml')), caller, {
+      fast: true,
+      onEvent: (event) => events.push(event),
+    });
+    if (answers) expect(summary.turns.map((t) => t.userText).filter(Boolean)).toEqual(answers);
+    expect(events).toContainEqual(expect.objectContaining({ type: 'tool-call', name: 'route', arguments: route, kept: true }));
+    expect(summary.reason).toBe('script ended the call');
   }, 240_000);
 });

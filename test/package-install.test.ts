@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -23,17 +23,59 @@ function installedPackages(modules: string): { name: string; scripts?: Record<st
     .map((dir) => JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name: string; scripts?: Record<string, string> });
 }
 
+/**
+ * `npm pack`'s prepack runs `npm run build`: tsc on tsconfig.build.json, then the demo page's bundle. Under `npm test`
+ * (scripts/test.mjs) the type check has just compiled the whole project with the same options into
+ * SHOAL_TYPECHECK_EMIT: dist/ is made from its src/, plugins/ and agents/ (what the build's tsc emits, file for file)
+ * and packed without running the build again. Run otherwise, or when the type check failed, npm pack builds.
+ */
+async function pack(destination: string): Promise<string> {
+  const emitted = process.env['SHOAL_TYPECHECK_EMIT'];
+  const reuse = emitted !== undefined && buildCompilesAsTypecheck() && (await typecheckExitCode(emitted)) === 0;
+  if (reuse) {
+    rmSync(join(root, 'dist'), { recursive: true, force: true });
+    for (const dir of ['src', 'plugins', 'agents']) cpSync(join(emitted, dir), join(root, 'dist', dir), { recursive: true });
+    await run('node', ['scripts/build-web.mjs'], { cwd: root });
+  }
+  const args = ['pack', '--json', '--pack-destination', destination, ...(reuse ? ['--ignore-scripts'] : [])];
+  const { stdout } = await run('npm', args, { cwd: root, env: npmEnv, maxBuffer: 64 << 20 });
+  const [{ filename }] = JSON.parse(stdout.slice(stdout.indexOf('['))) as { filename: string }[];
+  return join(destination, filename);
+}
+
+/** tsconfig.build.json is tsconfig.json emitting the package's folders, with no option that changes what is emitted. */
+function buildCompilesAsTypecheck(): boolean {
+  const build = JSON.parse(readFileSync(join(root, 'tsconfig.build.json'), 'utf8')) as {
+    extends?: string;
+    compilerOptions?: Record<string, unknown>;
+    include?: string[];
+  };
+  const options = Object.keys(build.compilerOptions ?? {});
+  return (
+    build.extends === './tsconfig.json' &&
+    options.every((option) => option === 'noEmit' || option === 'rootDir') &&
+    build.compilerOptions?.['rootDir'] === '.' &&
+    JSON.stringify(build.include) === JSON.stringify(['src', 'plugins', 'agents'])
+  );
+}
+
+/** Waits for scripts/test.mjs's type check to end (it runs beside vitest) and gives its exit code. */
+async function typecheckExitCode(emitted: string): Promise<number> {
+  const file = join(emitted, 'tsc-exit-code');
+  while (!existsSync(file)) await new Promise((resolve) => setTimeout(resolve, 500));
+  return Number(readFileSync(file, 'utf8'));
+}
+
 describe('the npm package, packed and installed into a fresh project (registry only, no repository .npmrc)', () => {
   const work = mkdtempSync(join(tmpdir(), 'shoal-package-'));
   const project = join(work, 'consumer');
 
   beforeAll(async () => {
-    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', work], { cwd: root, env: npmEnv, maxBuffer: 64 << 20 });
-    const [{ filename }] = JSON.parse(stdout.slice(stdout.indexOf('['))) as { filename: string }[];
+    const tarball = await pack(work);
     await run('mkdir', ['-p', project]);
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
     copyFileSync(join(root, 'test/fixtures/package/consumer.mjs'), join(project, 'consumer.mjs'));
-    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', join(work, filename)], { cwd: project, env: npmEnv });
+    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], { cwd: project, env: npmEnv });
   }, 300_000);
 
   afterAll(() => rmSync(work, { recursive: true, force: true }));
