@@ -35,7 +35,8 @@ const loadAverage = () => loadavg().map((value) => round(value));
 
 const progress = (line: string) => process.stderr.write(`${line}\n`);
 const loadBefore = loadAverage();
-const stack = await createEmbeddedAgentStack({});
+// As shoal test --concurrency N starts it: with N > 1, each call's recognition on a worker thread of its own.
+const stack = await createEmbeddedAgentStack(concurrency > 1 ? { recognizerCallsPerWorker: 1 } : {});
 const startup = performance.now();
 const runner = await ScenarioRunner.open({ stack });
 // The engines start lazily: one short call warms them, so that no timed run pays for it.
