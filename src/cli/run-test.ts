@@ -110,6 +110,7 @@ async function runScenarios(scenarios: Scenario[], options: TestCommandOptions, 
     ...(options.judgeUrl ? { judge: { url: options.judgeUrl, ...(options.judgeModel ? { model: options.judgeModel } : {}), ...(options.judgeKey ? { key: options.judgeKey } : {}) } } : {}),
     defaultAgent,
     resources,
+    concurrency: options.concurrency,
   });
   const results: ScenarioResult[] = [];
   let stopped: unknown;

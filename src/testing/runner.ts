@@ -56,6 +56,11 @@ export interface RunnerOptions {
   defaultAgent?: DefaultAgent;
   /** Keep a record of every call (`shoal test --record DIR`). */
   records?: CallRecords;
+  /**
+   * Calls run at once (default 1). With more, the stack started here gives each call's recognition a worker
+   * thread of its own, up to one per core: decoding is most of a call's work.
+   */
+  concurrency?: number;
   /** Dialogue files and MCP servers shared by the calls; the caller closes them. Default: the runner's own, closed by `close()`. */
   resources?: AgentResources;
 }
@@ -89,7 +94,8 @@ export class ScenarioRunner {
   }
 
   static async open(options: RunnerOptions = {}): Promise<ScenarioRunner> {
-    const stack = options.stack ?? (await createEmbeddedAgentStack({ ...(options.service ? { service: options.service } : {}), ...options.speech, withService: true }));
+    const spread = (options.concurrency ?? 1) > 1 ? { recognizerCallsPerWorker: 1 } : {};
+    const stack = options.stack ?? (await createEmbeddedAgentStack({ ...(options.service ? { service: options.service } : {}), ...options.speech, ...spread, withService: true }));
     return new ScenarioRunner(stack, !options.stack, options);
   }
 

@@ -62,6 +62,8 @@ export interface EmbeddedStackOptions {
    * default.
    */
   vadQuietBelowDbfs?: number;
+  /** Calls the in-process recognizer puts on one worker thread before it starts another (`PocketSphinxOptions.callsPerWorker`). */
+  recognizerCallsPerWorker?: number;
 }
 
 /** A recogniser of the stack: one it builds (`engine`, `service`) or one given. */
@@ -109,7 +111,7 @@ export async function createEmbeddedAgentStack(options: Partial<EmbeddedStackOpt
   let embedded: EmbeddedService | undefined;
   const service = needsService ? (o.service ?? (embedded = await startEmbeddedService({ logLevel: 'warn', warmUp: o.warmTts }))) : undefined;
   const client = service && new SpeechClient({ baseUrl: service.url, apiKey: service.apiKey, live: { utteranceIdleMs: o.liveUtteranceIdleMs, utteranceEndEvents: embedded !== undefined } });
-  const asr = sttChoices.includes('engine') ? new PocketSphinxEngine({ extraArguments: streamingAsrArguments }) : undefined;
+  const asr = sttChoices.includes('engine') ? new PocketSphinxEngine({ extraArguments: streamingAsrArguments, ...(o.recognizerCallsPerWorker ? { callsPerWorker: o.recognizerCallsPerWorker } : {}) }) : undefined;
   const flite = ttsChoices.includes('local') ? new FliteEngine() : undefined;
   let fallbacks = 0;
   const lives: LiveTextToSpeech[] = [];

@@ -18,7 +18,7 @@ export interface DecoderLease {
 
 /**
  * The main thread's handle on the decoder workers (one pool per configuration per process). Each recognizer
- * is pinned to a worker for the whole call: a started worker takes two before another one is started (each
+ * is pinned to a worker for the whole call: a started worker takes `callsPerWorker` (2) before another one is started (each
  * holds ~130 MB of model, and a call whose last utterance is still being finished keeps its pin for a moment),
  * then the worker with the fewest;
  * whole-buffer transcriptions go to the least-loaded worker and are refused (EngineBusyError) when the
@@ -32,7 +32,7 @@ export class DecoderHost {
   lastDecoderInitMs: number | undefined;
 
   constructor(options: PocketSphinxOptions, pool: Partial<Omit<EnginePoolOptions, 'name'>> = {}) {
-    this.pool = new EnginePool((index) => startModuleWorker(import.meta.url, 'decoder-worker', { options, index }), { name: 'pocketsphinx', pinsBeforeStarting: 2, ...pool });
+    this.pool = new EnginePool((index) => startModuleWorker(import.meta.url, 'decoder-worker', { options, index }), { name: 'pocketsphinx', pinsBeforeStarting: options.callsPerWorker, ...pool });
   }
 
   static shared(options: PocketSphinxOptions): DecoderHost {

@@ -36,6 +36,12 @@ export interface PocketSphinxOptions {
    */
   decodersPerWorker: number;
   /**
+   * Calls a started worker thread takes before another one is started (then each call goes to the worker with
+   * the fewest). 2 (the default) keeps two calls on one copy of the model (~130 MB); 1 spreads calls over the
+   * cores at once, for when decoding is what the calls wait for (`shoal test --concurrency`).
+   */
+  callsPerWorker: number;
+  /**
    * Hear audio whose spectrum stops at 4 kHz with the telephone band, though it was not said to be telephone
    * audio (a 16 kHz line carrying a phone call or a Bluetooth headset's narrow band): decided per utterance
    * from its first ~0.4 s of speech (band-watch.ts). Default on.
@@ -56,6 +62,7 @@ export const defaults: PocketSphinxOptions = {
   extraArguments: [],
   idleDecoders: 4,
   decodersPerWorker: countFromEnv(process.env, 'SHOAL_DECODERS_PER_WORKER') ?? 2,
+  callsPerWorker: 2,
   detectTelephoneBand: true,
 };
 
