@@ -104,7 +104,7 @@ export class PgCallStore implements CallRecordStore {
     return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
   }
 
-  async begin(record: Omit<CallRecord, 'entries' | 'finished'>): Promise<void> {
+  async begin(record: Omit<CallRecord, 'entries' | 'finished' | 'charge'>): Promise<void> {
     await this.run(beginStatement(record));
   }
 
