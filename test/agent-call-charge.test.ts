@@ -5,10 +5,11 @@
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDialogue } from '../agents/index.js';
 import { createEmbeddedAgentStack, SqliteCallStore, type EmbeddedAgentStack } from '../src/agent/index.js';
 import { openCallRecords } from '../src/cli/call-records.js';
+import { showCall } from '../src/cli/run-calls.js';
 import { decodeCall, runFileCall } from '../src/transports/file/file-call.js';
 import { startHarness, type Harness } from './service-store-harness.js';
 
@@ -46,6 +47,14 @@ describe('the cost of a call', () => {
       const [listed] = (await reopened.store.list({})).calls;
       const record = await reopened.store.get(listed!.id);
       expect(Math.round(record!.charge! * 1e6)).toBe(total);
+      const printed: string[] = [];
+      const write = vi.spyOn(process.stdout, 'write').mockImplementation((text) => (printed.push(String(text)), true));
+      try {
+        await showCall(record!.id, { dataDir });
+      } finally {
+        write.mockRestore();
+      }
+      expect(printed.join('')).toContain(`speech service charge: ${record!.charge} credits`);
     } finally {
       await reopened.close();
     }
