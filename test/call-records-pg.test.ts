@@ -143,7 +143,7 @@ describe('call records in PostgreSQL', () => {
     const client = new pg.Client(url);
     await client.connect();
     try {
-      expect((await client.query('SELECT version FROM call_migrations')).rows).toEqual([{ version: 1 }, { version: 2 }]);
+      expect((await client.query('SELECT version FROM call_migrations')).rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
     } finally {
       await client.end();
     }
@@ -173,6 +173,32 @@ describe('call records in PostgreSQL', () => {
       expect((await stores[0]!.list({})).calls).toEqual([]);
     } finally {
       await Promise.all(stores.map((store) => store.close()));
+    }
+  });
+
+  it('delete with --keep-calls an old unfinished call and its audio, and old audio whose call row was never written', async () => {
+    const url = await cluster.createDatabase();
+    const store = await PgCallStore.open(url);
+    const client = new pg.Client(url);
+    await client.connect();
+    try {
+      const daysAgo = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();
+      // A process killed mid-call: the call's row with no end, or only its audio (the row was still queued).
+      await store.begin({ id: 'killed', traceId: 't', agent: 'a', mode: 'balanced', transport: { kind: 'file' }, startedAt: daysAgo(3) });
+      await store.begin({ id: 'recent', traceId: 't', agent: 'a', mode: 'balanced', transport: { kind: 'file' }, startedAt: daysAgo(0) });
+      for (const id of ['killed', 'recent', 'rowless-old', 'rowless-recent']) {
+        await client.query('INSERT INTO call_recordings (call_id, byte_offset, bytes) VALUES ($1, 0, $2), ($1, 3, $2)', [id, Buffer.from('Ogg')]);
+      }
+      await client.query(`UPDATE call_recordings SET written_at = now() - interval '3 days' WHERE call_id IN ('killed', 'rowless-old')`);
+      expect((await store.get('killed'))!.finished).toBe(false);
+      const swept = (await openCallRecords({ database: url, keepCalls: '2d' }, (error) => { throw error; }))!;
+      await swept.close();
+      expect((await store.list({})).calls.map((call) => call.id)).toEqual(['recent']);
+      const left = await client.query('SELECT DISTINCT call_id FROM call_recordings ORDER BY call_id');
+      expect(left.rows.map((row: { call_id: string }) => row.call_id)).toEqual(['recent', 'rowless-recent']);
+    } finally {
+      await client.end();
+      await store.close();
     }
   });
 

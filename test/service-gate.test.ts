@@ -24,7 +24,7 @@ class SwitchableGate implements AccountGate {
     return true;
   }
   async reserve(principal: Principal, _usage: Usage, requestId: string): Promise<Reservation> {
-    return { extend: async () => {}, settle: async (delivered) => (delivered ? this.charge(principal, delivered, requestId) : undefined) };
+    return { extend: async () => {}, settle: async (delivered) => (delivered ? await this.charge(principal, delivered, requestId) : undefined, null), quote: () => null };
   }
   async admit(): Promise<() => void> {
     if (this.overRate) throw new ServiceError(429, 'too many requests; retry later', 3);

@@ -134,6 +134,7 @@ async function show(id, row) {
       call.durationMs !== undefined ? `${Math.round(call.durationMs / 1000)} s` : undefined,
       call.finished ? `ended: ${call.endedBy}` : 'unfinished (the agent stopped during the call)',
       `agent ${call.agent} (${call.mode})`,
+      call.charge !== null && call.charge !== undefined ? `speech service charge ${call.charge} credits` : 'no charge reported',
       `trace ${call.traceId}`,
     ];
     $('call-facts').textContent = facts.filter(Boolean).join(' · ');

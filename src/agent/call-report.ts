@@ -19,6 +19,7 @@ export function completeTurnMetrics(report: TurnReport, reply: AgentReply, agent
   m.dialogueFirstTokenMs = reply.dialogueFirstTokenMs;
   m.ttsFirstAudioMs = reply.ttsFirstAudioMs;
   if (reply.ttsProvider) m.ttsProvider = reply.ttsProvider;
+  if (reply.ttsCharge !== undefined) m.ttsCharge = reply.ttsCharge;
   if (m.voiceToVoiceMs === undefined) return;
   const heard = (m.endpointingMs ?? 0) + (m.endOfSpeechToFinalMs ?? 0);
   if (!m.preemptive) {

@@ -149,6 +149,7 @@ export class CallerInput {
     active.report.metrics.endOfSpeechToFinalMs = state.asrMs;
     active.report.metrics.endpointingMs = state.endpointingMs;
     if (state.finalProvider) active.report.metrics.sttProvider = state.finalProvider;
+    if (state.charge !== undefined) active.report.metrics.sttCharge = state.charge;
     active.reply.play();
   }
 

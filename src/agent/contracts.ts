@@ -75,6 +75,8 @@ export interface TranscriptEvent {
   endOfSpeech?: boolean;
   /** The provider that recognised it (`SpeechToText.provider`), set by adapters and by failover. */
   provider?: string;
+  /** Credits the speech service billed for this event's recognition, when it reports a charge. */
+  charge?: number;
 }
 
 /**
@@ -143,6 +145,8 @@ export interface SpeechRequest {
   text$: Observable<string>;
   /** The call's playout rate (`Transport.playoutRate`): a synthesiser that can speak at this rate should. */
   sampleRate?: number;
+  /** Called with the credits the speech service billed for part of the reply, when it reports a charge. */
+  charged?(credits: number): void;
 }
 
 /** What `TextToSpeech.prepare()` knows of the coming reply. */

@@ -21,6 +21,10 @@ export interface TurnMetrics {
   sttProvider?: string;
   /** The speech provider that spoke the reply's first audio (`SpokenAudio.provider`), when it says. */
   ttsProvider?: string;
+  /** Credits the speech service billed for recognising the turn's utterance (interims too), when it says (`TranscriptEvent.charge`). */
+  sttCharge?: number;
+  /** Credits the speech service billed for synthesising the reply, when it says (`SpeechRequest.charged`). */
+  ttsCharge?: number;
 }
 
 /** One finished turn as reported to applications and by `shoal talk --json`. */

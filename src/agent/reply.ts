@@ -1,3 +1,4 @@
+import { addCharges } from '../client/index.js';
 import { SpanStatusCode, type Context, type Span, type Tracer } from '@opentelemetry/api';
 import { catchError, filter, map, Observable, ReplaySubject, Subject, tap, throwError, type Subscription } from 'rxjs';
 import type { AudioFrame } from '../audio/index.js';
@@ -52,6 +53,8 @@ export class AgentReply {
   ttsFirstAudioMs: number | undefined;
   /** The provider that spoke the first audio, when it says. */
   ttsProvider: string | undefined;
+  /** Credits billed for the reply's synthesis, when the service says. */
+  ttsCharge: number | undefined;
   firstAudioAtMs: number | undefined;
   /** Wall time the first synthesised audio arrived (before playout). */
   firstAudioWall: number | undefined;
@@ -96,7 +99,7 @@ export class AgentReply {
       chunkText(deps.chunking),
       tap(() => (this.firstPieceAtWall ??= performance.now())),
     );
-    this.audio$ = inContext(tts.ctx, () => deps.tts.speak(deps.sampleRate ? { text$, sampleRate: deps.sampleRate } : { text$ })).pipe(
+    this.audio$ = inContext(tts.ctx, () => deps.tts.speak({ text$, ...(deps.sampleRate ? { sampleRate: deps.sampleRate } : {}), charged: (credits) => (this.ttsCharge = addCharges(this.ttsCharge, credits)) })).pipe(
       catchError((error: unknown) => throwError(() => inStage('tts', error))),
       tap((audio) => {
         this.firstAudioWall ??= performance.now();

@@ -48,6 +48,8 @@ const metricAttributes: Record<keyof TurnMetrics, string> = {
   interrupted: spanAttributes.turnInterrupted,
   sttProvider: spanAttributes.turnSttProvider,
   ttsProvider: spanAttributes.turnTtsProvider,
+  sttCharge: spanAttributes.turnSttCharge,
+  ttsCharge: spanAttributes.turnTtsCharge,
 };
 
 /** A finished turn's number and metrics as span attributes (figures not measured are left out). */

@@ -1,3 +1,4 @@
+import { addCharges } from '../client/index.js';
 import { SpanStatusCode, type Context, type Span } from '@opentelemetry/api';
 import { timer, type Observable, type Subscription } from 'rxjs';
 import type { AudioFrame } from '../audio/index.js';
@@ -45,6 +46,8 @@ export class UtteranceState {
   asrMs: number | undefined;
   /** The provider that gave the final transcript, when it says. */
   finalProvider: string | undefined;
+  /** Credits billed for recognising the utterance, summed over its transcripts, when the service says. */
+  charge: number | undefined;
   /** The latest interim came with the provider's end-of-speech signal. */
   endOfSpeech = false;
   /** Wall time the final transcript arrived. */
@@ -85,6 +88,7 @@ export class UtteranceState {
     const track = <T>(work: Promise<T>) => deps.tracker.track(work);
     this.recognition = inContext(this.asrCtx, () => deps.options.stt.transcribe(this.frames$, { track })).subscribe({
       next: (event) => {
+        this.charge = addCharges(this.charge, event.charge);
         if (event.final) this.finalProvider = event.provider ?? deps.options.stt.provider;
         else this.endOfSpeech = event.endOfSpeech === true;
         return event.final ? this.onFinal(event.text, event.expected) : this.onInterim(event.text);

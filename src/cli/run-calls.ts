@@ -49,7 +49,9 @@ export async function listCalls(options: StoreOptions & { since?: string; text?:
 }
 
 function describe(record: CallRecord): string[] {
-  const out = [`call ${record.id}  trace ${record.traceId}`, `${record.agent} (${record.mode}) over ${JSON.stringify(record.transport)}`, `started ${record.startedAt}${record.endedAt ? `, ended ${record.endedAt}: ${record.endedBy}` : ', unfinished'}`];
+  const out = [`call ${record.id}  trace ${record.traceId}`, `${record.agent} (${record.mode}) over ${JSON.stringify(record.transport)}`, `started ${record.startedAt}${record.endedAt ? `, ended ${record.endedAt}: ${record.endedBy}` : ', unfinished'}`,
+    record.charge !== null ? `speech service charge: ${record.charge} credits` : 'speech service charge: none reported',
+  ];
   for (const entry of record.entries) {
     const at = `${(entry.atMs / 1000).toFixed(1).padStart(7)} s`;
     if (entry.kind === 'turn') {

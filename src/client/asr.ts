@@ -1,3 +1,4 @@
+import { addCharges, chargeHeader, readCharge } from './charge.js';
 import { decode } from '@msgpack/msgpack';
 import { decodeAudio, parseWav } from '../audio/index.js';
 import { fileName, readBytes, type FileInput } from './audio-input.js';
@@ -77,7 +78,8 @@ async function readTranscription(response: OpenResponse): Promise<Transcription>
   }
   const record = result as Partial<Transcription> | undefined;
   if (!record || typeof record.text !== 'string') throw new MalformedResponseError(`${WHAT}: the response has no text`, response.status, result);
-  return { ...record, text: record.text, duration: Number(record.duration ?? 0), segments: record.segments ?? [] };
+  const charge = readCharge(response.headers.get(chargeHeader));
+  return { ...record, text: record.text, duration: Number(record.duration ?? 0), segments: record.segments ?? [], ...(charge !== undefined ? { charge } : {}) };
 }
 
 async function transcribeOne(http: HttpTransport, audio: Uint8Array, name: string, options: TranscribeOptions, traceHeaders: Record<string, string>): Promise<Transcription> {
@@ -137,15 +139,17 @@ export async function transcribe(http: HttpTransport, input: FileInput, options:
     const texts: string[] = [];
     const segments: Transcription['segments'] = [];
     let language: string | undefined;
+    let charge: number | undefined;
     for (const piece of pieces) {
       const part = await transcribeOne(http, piece.wav, `piece-${pieces.indexOf(piece)}.wav`, options, trace.headers);
       const offset = piece.startMs / 1000;
       if (part.text.trim()) texts.push(part.text.trim());
       for (const segment of part.segments) segments.push({ ...segment, start: segment.start + offset, end: segment.end + offset });
       language ??= part.language;
+      charge = addCharges(charge, part.charge);
     }
     trace.end();
-    return { text: texts.join(' '), duration: totalMs / 1000, segments, ...(language ? { language } : {}) };
+    return { text: texts.join(' '), duration: totalMs / 1000, segments, ...(language ? { language } : {}), ...(charge !== undefined ? { charge } : {}) };
   } catch (error) {
     trace.end(error);
     throw error;

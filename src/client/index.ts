@@ -6,6 +6,7 @@ export { collect, type AudioStream, type TtsOptions } from './tts.js';
 export { multiSpeakerRequest, type SpeakerTurn } from './speakers.js';
 export { AlignmentTimeline, type TimedWord, type TimestampedChunk } from './timestamps.js';
 export { serverSentEventData } from './sse.js';
+export { addCharges, chargeHeader, readCharge } from './charge.js';
 export { LiveTtsSession } from './live-session.js';
 export type { LiveEvent, UtteranceResult } from './live-utterance.js';
 export type { TranscribeOptions } from './asr.js';

@@ -1,3 +1,4 @@
+import { readCharge } from './charge.js';
 import type WebSocket from 'ws';
 import { ConnectionError, InvalidRequestError, LiveSessionError, SpeechClientError } from './errors.js';
 import { EventQueue } from './event-queue.js';
@@ -194,8 +195,8 @@ export class LiveTtsSession implements AsyncIterable<LiveEvent> {
   /** Unknown events are ignored, as the protocol asks. */
   private handle(event: ServerLiveEvent): void {
     if (event.event === 'audio') this.onAudio(event);
-    else if (event.event === 'utterance_end') this.onUtteranceEnd();
-    else if (event.event === 'finish' && event.reason !== 'error') this.onFinish();
+    else if (event.event === 'utterance_end') this.onUtteranceEnd(readCharge(event.charge));
+    else if (event.event === 'finish' && event.reason !== 'error') this.onFinish(readCharge(event.charge));
     else if (event.event === 'finish' || event.event === 'error') {
       this.fail(new LiveSessionError(`live TTS: ${describeServerError(event.error ?? event.message ?? 'the server finished with an error')}`, undefined, event));
     }
@@ -218,25 +219,25 @@ export class LiveTtsSession implements AsyncIterable<LiveEvent> {
   }
 
   /** The server has sent all the audio of the oldest flushed utterance. */
-  private onUtteranceEnd(): void {
+  private onUtteranceEnd(charge: number | undefined): void {
     const head = this.utterances[0];
-    if (head?.endSent && !head.viaStop) this.completeHead(head);
+    if (head?.endSent && !head.viaStop) this.completeHead(head, true, charge);
   }
 
-  private completeHead(expected: Utterance, pump = true): void {
+  private completeHead(expected: Utterance, pump = true, charge?: number): void {
     if (this.utterances[0] !== expected || this.state !== 'open') return;
     this.utterances.shift();
-    this.events.push({ type: 'utterance-end', utterance: expected.id, text: expected.text, audioBytes: expected.audioBytes });
+    this.events.push({ type: 'utterance-end', utterance: expected.id, text: expected.text, audioBytes: expected.audioBytes, ...(charge !== undefined ? { charge } : {}) });
     expected.resolve(utteranceResult(expected, 'spoken'));
     if (pump) this.pump();
   }
 
-  private onFinish(): void {
+  private onFinish(charge: number | undefined): void {
     clearTimeout(this.idleTimer);
     this.started = false;
     this.finishedOnSocket = true;
     while (this.utterances[0]?.endSent) this.completeHead(this.utterances[0], false);
-    this.events.push({ type: 'finish' });
+    this.events.push({ type: 'finish', ...(charge !== undefined ? { charge } : {}) });
     this.resolveStop();
     this.pump();
   }

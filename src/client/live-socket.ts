@@ -15,6 +15,8 @@ export interface ServerLiveEvent {
   audio?: Uint8Array;
   time?: number;
   reason?: string;
+  /** Shoal extension on `finish` (the round) and `utterance_end` (the utterance): what was billed, in credits (a decimal string). */
+  charge?: unknown;
   message?: string;
   error?: unknown;
   content?: string;

@@ -10,14 +10,14 @@ export type LiveEvent =
   /** With `timestamps`, `words` are this chunk's words in absolute ms (`offset + start`), replacing the chunk's earlier snapshot. */
   | { type: 'audio'; utterance: number; audio: Uint8Array; timeMs?: number; content?: string; alignment?: Alignment | null; offset?: number; seq?: number; words?: TimedWord[] }
   /** The utterance's audio is complete (the server's `utterance_end`, an audio idle gap, or `finish`). */
-  | { type: 'utterance-end'; utterance: number; text: string; audioBytes: number }
+  | { type: 'utterance-end'; utterance: number; text: string; audioBytes: number; /** Shoal extension (`utterance_end` with `utterance_end: true` flushes): what the utterance was billed, in credits. */ charge?: number }
   /** The socket dropped while this utterance was speaking; it is synthesized again from its start, so a player should discard its partial audio. */
   | { type: 'utterance-restart'; utterance: number; droppedBytes: number }
   /** `cancel()` dropped these utterances; no more audio of them follows. */
   | { type: 'cancelled'; utterances: number[] }
   | { type: 'reconnected'; attempt: number }
   /** The server finished after `stop()`. */
-  | { type: 'finish' };
+  | { type: 'finish'; /** Shoal extension: what the round was billed, in credits, when the service says. */ charge?: number };
 
 export interface UtteranceResult {
   utterance: number;

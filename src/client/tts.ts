@@ -1,3 +1,4 @@
+import { chargeHeader, readCharge } from './charge.js';
 import type { CallOptions } from './defaults.js';
 import type { HttpTransport } from './http.js';
 import { ConnectionError, InvalidRequestError } from './errors.js';
@@ -17,6 +18,11 @@ export interface TtsOptions extends CallOptions {
 /** Audio of one TTS call as chunks as they arrive; iterate once, or call `collect()`. */
 export interface AudioStream extends AsyncIterable<Uint8Array> {
   collect(): Promise<Uint8Array>;
+  /**
+   * Shoal extension: what the request is billed when its audio is received whole, in credits (the
+   * `Shoal-Charge` header), once the response has begun; undefined when the service reports no charge.
+   */
+  readonly charge: number | undefined;
 }
 
 export function hasReferences(request: TtsRequest): boolean {
@@ -49,6 +55,7 @@ export function streamTts(http: HttpTransport, request: TtsRequest, options: Tts
   validateTtsRequest(request);
   const body = ttsBody(request, options.encoding);
   const model = options.model ?? http.options.model;
+  let charge: number | undefined;
   async function* chunks(): AsyncGenerator<Uint8Array> {
     const trace = startCallTrace('tts', { [spanAttributes.ttsModel]: model, [spanAttributes.ttsTextChars]: request.text.length }, options.traceparent);
     let failure: unknown;
@@ -59,6 +66,7 @@ export function streamTts(http: HttpTransport, request: TtsRequest, options: Tts
       const retryable = (error: unknown) => error instanceof ConnectionError;
       const chunksOf = await withRetries(async () => {
         const response = await http.send({ method: 'POST', path: '/v1/tts', headers: { model, ...trace.headers }, body, what: 'POST /v1/tts', call: options });
+        charge = readCharge(response.headers.get(chargeHeader));
         const iterator = response.chunks()[Symbol.asyncIterator]();
         const first = await iterator.next();
         return { first, iterator };
@@ -78,5 +86,8 @@ export function streamTts(http: HttpTransport, request: TtsRequest, options: Tts
   return {
     [Symbol.asyncIterator]: chunks,
     collect: () => collect({ [Symbol.asyncIterator]: chunks }),
+    get charge() {
+      return charge;
+    },
   };
 }

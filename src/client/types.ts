@@ -89,6 +89,11 @@ export interface Transcription {
    * vocabulary, outside the hints (the hosted service never sets it).
    */
   expected?: boolean;
+  /**
+   * Shoal extension: what the request was billed, in credits (the `Shoal-Charge` header; pieces of a split
+   * file summed). Absent when the service reports no charge (the hosted service, or billing off).
+   */
+  charge?: number;
 }
 
 export interface VoiceDesignRequest {

@@ -22,7 +22,10 @@ export type Usage =
  */
 export interface Reservation {
   extend(usage: Usage): Promise<void>;
-  settle(delivered: Usage | null): Promise<void>;
+  /** Resolves with the micro-credits debited, or null where requests are not billed (no account store). */
+  settle(delivered: Usage | null): Promise<number | null>;
+  /** The micro-credits settling with `usage` debits (never more than held), or null where requests are not billed. */
+  quote(usage: Usage): number | null;
 }
 
 export interface AccountGate {

@@ -44,7 +44,9 @@ export class SingleKeyAccounts implements AccountGate {
       extend: async () => {},
       settle: async (delivered) => {
         if (delivered) await this.charge(principal, delivered, requestId);
+        return null;
       },
+      quote: () => null,
     };
   }
 

@@ -22,6 +22,8 @@ export const spanAttributes = {
   turnFrameworkOverheadMs: 'shoal.turn.framework_overhead_ms',
   turnSttProvider: 'shoal.turn.stt_provider',
   turnTtsProvider: 'shoal.turn.tts_provider',
+  turnSttCharge: 'shoal.turn.stt_charge',
+  turnTtsCharge: 'shoal.turn.tts_charge',
   asrEndOfSpeechToFinalMs: 'shoal.asr.end_of_speech_to_final_ms',
   asrAudioBytes: 'shoal.asr.audio_bytes',
   asrPieces: 'shoal.asr.pieces',

@@ -37,10 +37,15 @@ export interface CallRecord {
   finished: boolean;
   durationMs?: number;
   entries: CallEntry[];
+  /**
+   * Credits the speech service billed for the call's recognition and synthesis: its turns' `sttCharge` and
+   * `ttsCharge` summed; null when no turn has one (a service that reports no charge).
+   */
+  charge: number | null;
 }
 
 /** A record without its entries, as lists show it, with the figures filters use. */
-export interface CallSummary extends Omit<CallRecord, 'entries'> {
+export interface CallSummary extends Omit<CallRecord, 'entries' | 'charge'> {
   turns: number;
   /** The slowest turn's voice-to-voice, ms. */
   slowestTurnMs?: number;
@@ -83,7 +88,7 @@ export interface CallEnd {
  * there adds nothing. Calls never wait on them (see `CallWriteQueue`).
  */
 export interface CallRecordStore {
-  begin(record: Omit<CallRecord, 'entries' | 'finished'>): Promise<void>;
+  begin(record: Omit<CallRecord, 'entries' | 'finished' | 'charge'>): Promise<void>;
   /** `firstSeq`: the call's number of the batch's first entry (by default, after those kept). */
   append(callId: string, entries: readonly CallEntry[], firstSeq?: number): Promise<void>;
   end(callId: string, end: CallEnd): Promise<void>;

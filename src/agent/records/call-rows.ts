@@ -1,3 +1,4 @@
+import { addCharges } from '../../client/index.js';
 import type { CallEntry, CallPage, CallQuery, CallRecord, CallSummary } from './call-record.js';
 import { entryFigures, pageDefaults } from './entry-figures.js';
 
@@ -49,10 +50,20 @@ export function summaryOf(row: CallRow): CallSummary {
 /** A call's record from its row and its entries' stored JSON, in order. */
 export function recordOf(row: CallRow, entries: readonly string[]): CallRecord {
   const { turns: _turns, slowestTurnMs: _slowest, failedTools: _failed, ...record } = summaryOf(row);
-  return { ...record, entries: entries.map((data) => JSON.parse(data) as CallEntry) };
+  const parsed = entries.map((data) => JSON.parse(data) as CallEntry);
+  return { ...record, entries: parsed, charge: chargeOf(parsed) };
 }
 
-export function beginStatement(record: Omit<CallRecord, 'entries' | 'finished'>): Statement {
+/** The charges the call's turns report, summed; null when none reports one. */
+export function chargeOf(entries: readonly CallEntry[]): number | null {
+  let charge: number | undefined;
+  for (const entry of entries) {
+    if (entry.kind === 'turn') charge = addCharges(addCharges(charge, entry.metrics.sttCharge), entry.metrics.ttsCharge);
+  }
+  return charge ?? null;
+}
+
+export function beginStatement(record: Omit<CallRecord, 'entries' | 'finished' | 'charge'>): Statement {
   return {
     sql: `INSERT INTO calls (id, trace_id, agent, mode, transport, caller_from, caller_to, started_at)
           VALUES (@id, @traceId, @agent, @mode, @transport, @from, @to, @startedAt)

@@ -4,7 +4,7 @@ import type { CallEnd, CallEntry, CallRecord, CallRecordStore } from './call-rec
 
 /** One write of a call's record, as queued, retried and spooled. */
 export type CallWrite =
-  | { op: 'begin'; callId: string; record: Omit<CallRecord, 'entries' | 'finished'> }
+  | { op: 'begin'; callId: string; record: Omit<CallRecord, 'entries' | 'finished' | 'charge'> }
   | { op: 'append'; callId: string; firstSeq: number; entries: readonly CallEntry[] }
   | { op: 'end'; callId: string; end: CallEnd };
 

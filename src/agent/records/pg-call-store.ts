@@ -1,7 +1,7 @@
 import type { Migration } from '../../service/store/migrations.js';
 import { PgDatabase, positional } from '../../service/store/pg-database.js';
 import type { CallEnd, CallEntry, CallPage, CallQuery, CallRecord, CallRecordStore } from './call-record.js';
-import { PgRecordings, recordingsMigrationSql } from './pg-recordings.js';
+import { PgRecordings, recordingTimesMigrationSql, recordingsMigrationSql } from './pg-recordings.js';
 import { beginStatement, endStatement, figuresStatement, listStatement, pageOf, recordOf, type CallRow, type Statement } from './call-rows.js';
 
 export const pgCallDefaults = {
@@ -49,6 +49,7 @@ const callMigrations: Migration[] = [
     `,
   },
   { version: 2, name: "calls' recordings (--record-audio), bytea pieces in order", sql: recordingsMigrationSql },
+  { version: 3, name: "when each piece of a recording was written (retention of recordings without a call row)", sql: recordingTimesMigrationSql },
 ];
 
 /**
@@ -103,7 +104,7 @@ export class PgCallStore implements CallRecordStore {
     return { rows: result.rows as R[], rowCount: result.rowCount ?? 0 };
   }
 
-  async begin(record: Omit<CallRecord, 'entries' | 'finished'>): Promise<void> {
+  async begin(record: Omit<CallRecord, 'entries' | 'finished' | 'charge'>): Promise<void> {
     await this.run(beginStatement(record));
   }
 
@@ -127,11 +128,18 @@ export class PgCallStore implements CallRecordStore {
     return pageOf((await this.run<CallRow>(statement)).rows, limit);
   }
 
-  /** Deletes the calls started before `before` with their entries and recordings. */
+  /**
+   * Deletes the calls started before `before`, finished or not, with their entries and recordings, and the
+   * recordings last written before then whose call has no row (its process was killed before writing it).
+   */
   async deleteBefore(before: string): Promise<number> {
     const { rows } = await this.db.query<{ deleted: number }>(
       `WITH gone AS (DELETE FROM calls WHERE started_at < $1 RETURNING id),
-            recordings AS (DELETE FROM call_recordings WHERE call_id IN (SELECT id FROM gone))
+            orphans AS (
+              SELECT call_id FROM call_recordings GROUP BY call_id
+              HAVING MAX(written_at) < CAST($1 AS TIMESTAMPTZ) AND NOT EXISTS (SELECT 1 FROM calls WHERE calls.id = call_recordings.call_id)
+            ),
+            recordings AS (DELETE FROM call_recordings WHERE call_id IN (SELECT id FROM gone) OR call_id IN (SELECT call_id FROM orphans))
        SELECT COUNT(*) AS deleted FROM gone`,
       [before],
     );

@@ -22,6 +22,11 @@ export const recordingsMigrationSql = `
   );
 `;
 
+/** When each piece was written: retention finds by it the recordings whose call row was never written (a process killed mid-call). */
+export const recordingTimesMigrationSql = `
+  ALTER TABLE call_recordings ADD COLUMN written_at TIMESTAMPTZ NOT NULL DEFAULT now();
+`;
+
 /**
  * One call's recording written to PostgreSQL as it goes: each write a row at its offset, one after another
  * (so the recording has no gap), a failed one retried as it was (a row whose answer was lost is not added twice).

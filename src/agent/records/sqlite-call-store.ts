@@ -49,7 +49,7 @@ export class SqliteCallStore implements CallRecordStore {
     this.db.prepare(sql).run(params);
   }
 
-  async begin(record: Omit<CallRecord, 'entries' | 'finished'>): Promise<void> {
+  async begin(record: Omit<CallRecord, 'entries' | 'finished' | 'charge'>): Promise<void> {
     this.run(beginStatement(record));
   }
 

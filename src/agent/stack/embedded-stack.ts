@@ -33,7 +33,7 @@ export interface EmbeddedStackOptions {
   /** Voice model id for synthesis; the service's default voice when absent. */
   referenceId?: string;
   /** Use this running service instead of starting one (e.g. a hosted account). */
-  service?: { url: string; apiKey: string };
+  service?: { url: string; apiKey: string; /** It is Shoal's own (`shoal serve`): live flushes end with `utterance_end`, which carries their charge. */ utteranceEndEvents?: boolean };
   /**
    * Start the self-hosted speech service even when no `service` recogniser or synthesiser is chosen (the scenario
    * runner speaks its callers through it). Off: it starts only when one is.
@@ -110,7 +110,7 @@ export async function createEmbeddedAgentStack(options: Partial<EmbeddedStackOpt
   const needsService = o.withService === true || sttChoices.includes('service') || ttsChoices.includes('service');
   let embedded: EmbeddedService | undefined;
   const service = needsService ? (o.service ?? (embedded = await startEmbeddedService({ logLevel: 'warn', warmUp: o.warmTts }))) : undefined;
-  const client = service && new SpeechClient({ baseUrl: service.url, apiKey: service.apiKey, live: { utteranceIdleMs: o.liveUtteranceIdleMs, utteranceEndEvents: embedded !== undefined } });
+  const client = service && new SpeechClient({ baseUrl: service.url, apiKey: service.apiKey, live: { utteranceIdleMs: o.liveUtteranceIdleMs, utteranceEndEvents: embedded !== undefined || o.service?.utteranceEndEvents === true } });
   const asr = sttChoices.includes('engine') ? new PocketSphinxEngine({ extraArguments: streamingAsrArguments, ...(o.recognizerCallsPerWorker ? { callsPerWorker: o.recognizerCallsPerWorker } : {}) }) : undefined;
   const flite = ttsChoices.includes('local') ? new FliteEngine() : undefined;
   let fallbacks = 0;
@@ -133,7 +133,7 @@ export async function createEmbeddedAgentStack(options: Partial<EmbeddedStackOpt
         new SegmentServiceSpeechToText(
           async (wav, signal, traceparent, hints) => {
             const result = await serviceClient().transcribe(wav, { signal, traceparent, language: 'en', ...(hints ? { hints } : {}) });
-            return { text: result.text, words: [], ...(result.expected !== undefined ? { expected: result.expected } : {}) };
+            return { text: result.text, words: [], ...(result.expected !== undefined ? { expected: result.expected } : {}), ...(result.charge !== undefined ? { charge: result.charge } : {}) };
           },
           { interimEveryMs: interimEveryMs > 0 ? Math.max(300, interimEveryMs) : 0 },
         ),
@@ -147,11 +147,9 @@ export async function createEmbeddedAgentStack(options: Partial<EmbeddedStackOpt
       lives.push(live);
       const http = new ChunkedTextToSpeech(async (text, signal, traceparent, rate) => {
         const sampleRate = rate !== undefined && liveTtsSampleRates.includes(rate) ? rate : 16000;
-        const wav = await serviceClient()
-          .tts({ text, format: 'wav', sample_rate: sampleRate, latency: settings.ttsLatency, reference_id: o.referenceId ?? null }, { signal, traceparent })
-          .collect();
-        const parsed = parseWav(wav);
-        return { samples: parsed.samples, sampleRate: parsed.sampleRate, words: [] };
+        const stream = serviceClient().tts({ text, format: 'wav', sample_rate: sampleRate, latency: settings.ttsLatency, reference_id: o.referenceId ?? null }, { signal, traceparent });
+        const parsed = parseWav(await stream.collect());
+        return { samples: parsed.samples, sampleRate: parsed.sampleRate, words: [], ...(stream.charge !== undefined ? { charge: stream.charge } : {}) };
       });
       return named(new FallbackTextToSpeech(live, http, () => fallbacks++), 'service');
     };

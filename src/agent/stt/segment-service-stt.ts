@@ -1,3 +1,4 @@
+import { addCharges } from '../../client/index.js';
 import { Observable } from 'rxjs';
 import type { AudioFrame } from '../../audio/index.js';
 import { encodeWav, resample } from '../../audio/index.js';
@@ -16,7 +17,7 @@ export type TranscribeWav = (
   signal: AbortSignal,
   traceparent: string | undefined,
   hints?: readonly Expectation[],
-) => Promise<{ text: string; words: WordTiming[]; expected?: boolean }>;
+) => Promise<{ text: string; words: WordTiming[]; expected?: boolean; /** Credits billed, when the service says. */ charge?: number }>;
 
 export interface SegmentServiceSttOptions {
   /** Re-transcribe the growing utterance every this many ms of audio for interims (low-latency); 0 for none. */
@@ -74,6 +75,8 @@ export class SegmentServiceSpeechToText implements SpeechToText {
       let sinceInterimMs = 0;
       let interimInFlight = false;
       let finalSent = false;
+      // Interims are billed too: their charges go with the final transcript.
+      let interimCharges: number | undefined;
       const audioSoFar = () => {
         const minSamples = Math.ceil((this.options.minAudioMs * (rate || 16000)) / 1000);
         const joined = new Int16Array(Math.max(samples, minSamples));
@@ -112,6 +115,7 @@ export class SegmentServiceSpeechToText implements SpeechToText {
           interimInFlight = true;
           send()
             .then((result) => {
+              interimCharges = addCharges(interimCharges, result.charge);
               if (!finalSent && result.text) subscriber.next({ text: result.text, words: result.words, final: false });
             })
             // An interim is only a preview: its failure is not the utterance's; the final request reports errors.
@@ -123,7 +127,14 @@ export class SegmentServiceSpeechToText implements SpeechToText {
           finalSent = true;
           send().then(
             (result) => {
-              subscriber.next({ text: result.text, words: result.words, final: true, ...(result.expected !== undefined ? { expected: result.expected } : {}) });
+              const charge = addCharges(interimCharges, result.charge);
+              subscriber.next({
+                text: result.text,
+                words: result.words,
+                final: true,
+                ...(result.expected !== undefined ? { expected: result.expected } : {}),
+                ...(charge !== undefined ? { charge } : {}),
+              });
               subscriber.complete();
             },
             (error: unknown) => subscriber.error(error),

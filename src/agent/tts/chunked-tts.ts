@@ -14,7 +14,7 @@ export type SynthesizeChunk = (
   signal: AbortSignal,
   traceparent: string | undefined,
   sampleRate?: number,
-) => Promise<{ samples: Int16Array; sampleRate: number; words: WordTiming[] }>;
+) => Promise<{ samples: Int16Array; sampleRate: number; words: WordTiming[]; /** Credits billed, when the service says. */ charge?: number }>;
 
 export interface ChunkedTtsOptions {
   /** Audio is handed on in frames of this length. */
@@ -53,6 +53,7 @@ export class ChunkedTextToSpeech implements TextToSpeech {
             const words = result.words.map((w) => ({ word: w.word, startMs: w.startMs + offsetMs, endMs: w.endMs + offsetMs }));
             const frames = splitFrame(whole, samplesPerFrame);
             offsetMs += (result.samples.length * 1000) / result.sampleRate;
+            if (result.charge !== undefined) request.charged?.(result.charge);
             frames.forEach((frame, index) => subscriber.next(index === 0 ? { frame, words } : { frame }));
           },
           error: (error: unknown) => subscriber.error(error),

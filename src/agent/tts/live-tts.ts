@@ -125,6 +125,7 @@ export class LiveTextToSpeech implements TextToSpeech {
               subscriber.next({ frame: { samples, sampleRate, timestampMs: offsetMs } });
               offsetMs += (samples.length * 1000) / sampleRate;
             } else if (event.type === 'utterance-end') {
+              if (event.charge !== undefined) request.charged?.(event.charge);
               ended.add(event.utterance);
               void finishIfDone().catch(() => undefined);
             } else if (event.type === 'utterance-restart') {

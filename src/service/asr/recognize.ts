@@ -15,6 +15,8 @@ const recognizerRate = 16000;
 export interface Recognition {
   hypothesis: Hypothesis;
   durationMs: number;
+  /** Micro-credits debited, or null where requests are not billed. */
+  chargeMicros: number | null;
 }
 
 function minutes(ms: number): string {
@@ -78,9 +80,9 @@ export async function recognizeFile(
     const telephoneBand = decoded.sourceRate <= 8000;
     const hypothesis = await engine.transcribe(decoded.samples, { language: input.language, signal, telephoneBand, ...(input.hints ? { expectations: input.hints } : {}) });
     signal.throwIfAborted();
-    await reservation.settle(usage);
+    const chargeMicros = await reservation.settle(usage);
     span.span.setAttributes({ [spanAttributes.asrAudioMs]: Math.round(durationMs), [spanAttributes.asrWords]: hypothesis.words.length });
-    return { hypothesis, durationMs };
+    return { hypothesis, durationMs, chargeMicros };
   } finally {
     await reservation.settle(null);
   }

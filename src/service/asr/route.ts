@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { context } from '@opentelemetry/api';
 import type { ServiceContext } from '../context.js';
+import { reportCharge } from '../http/gate.js';
 import { inServerSpan } from '../http/tracing.js';
 import { abortOnClose, recognizeFile } from './recognize.js';
 import { readAsrRequest } from './request.js';
@@ -37,7 +38,7 @@ export function registerAsrRoute(app: FastifyInstance, service: ServiceContext):
       return inServerSpan(request, 'asr', '/v1/asr', async (asr) => {
         const signal = abortOnClose(reply);
         const input = await readAsrRequest(request, limits.asrAudioBytes);
-        const { hypothesis, durationMs } = await context.with(asr.context, () => recognizeFile(service, request, input, asr, signal));
+        const { hypothesis, durationMs, chargeMicros } = await context.with(asr.context, () => recognizeFile(service, request, input, asr, signal));
         const result: TranscriptionResult = {
           text: hypothesis.text,
           duration: Math.round(durationMs) / 1000,
@@ -46,6 +47,7 @@ export function registerAsrRoute(app: FastifyInstance, service: ServiceContext):
           ...(input.hints && hypothesis.expected !== undefined ? { expected: hypothesis.expected } : {}),
         };
         asr.end();
+        reportCharge(reply, chargeMicros);
         return reply.send(result);
       });
     },

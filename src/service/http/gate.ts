@@ -3,6 +3,7 @@ import { trace, type Context } from '@opentelemetry/api';
 import { newTraceId } from '../../tracing/index.js';
 import { ServiceError } from '../accounts.js';
 import type { AccountGate, Principal, Reservation, Usage } from '../accounts.js';
+import { formatMicros } from '../store/ids.js';
 import { extractTraceContext } from './tracing.js';
 
 declare module 'fastify' {
@@ -56,6 +57,20 @@ export function installGate(app: FastifyInstance, accounts: AccountGate): void {
 export function principalOf(request: FastifyRequest): Principal {
   if (!request.principal) throw new ServiceError(401, unauthorizedMessage);
   return request.principal;
+}
+
+/** The response header naming what a request is billed, in credits (absent where requests are not billed). */
+export const chargeHeader = 'shoal-charge';
+
+/** A charge in micro-credits as the service reports it: credits, as a decimal string (the wallet's `credit` format). */
+export function chargeText(micros: number | null): string | undefined {
+  return micros === null ? undefined : formatMicros(micros);
+}
+
+/** Sets the charge header when the request is billed. */
+export function reportCharge(reply: FastifyReply, micros: number | null): void {
+  const text = chargeText(micros);
+  if (text !== undefined) void reply.header(chargeHeader, text);
 }
 
 /** Holds the price of a request's work before it starts (402 when the balance cannot cover it). */

@@ -77,8 +77,7 @@ export class ListenSession {
       this.ended = true;
       clearTimeout(this.idleTimer);
       const receivedMs = this.input.receivedMs;
-      setup.reservation
-        .settle(receivedMs > 0 ? { kind: 'asr', seconds: receivedMs / 1000 } : null)
+      this.settle()
         .catch((error: unknown) => setup.log.error({ err: error }, 'billing a listen session failed'))
         .finally(() => {
           setup.recognizer.close();
@@ -276,8 +275,15 @@ export class ListenSession {
   private async closeStream(): Promise<void> {
     await this.recognize(await this.segmenter.push(this.input.flush()));
     await this.finalize(false);
-    this.send(metadataMessage({ requestId: this.setup.id, durationMs: this.input.receivedMs, model: this.setup.settings.model, created: this.created }));
+    const chargeMicros = await this.settle();
+    this.send(metadataMessage({ requestId: this.setup.id, durationMs: this.input.receivedMs, model: this.setup.settings.model, created: this.created, chargeMicros }));
     this.close(closeCodes.normal, '');
+  }
+
+  /** Bills the audio received (once: a later call resolves with the same debit). */
+  private settle(): Promise<number | null> {
+    const receivedMs = this.input.receivedMs;
+    return this.setup.reservation.settle(receivedMs > 0 ? { kind: 'asr', seconds: receivedMs / 1000 } : null);
   }
 
   private results(endMs: number, words: ReturnType<typeof resultWords>, flags: { isFinal: boolean; speechFinal: boolean; fromFinalize: boolean }) {

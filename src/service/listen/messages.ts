@@ -1,3 +1,4 @@
+import { chargeText } from '../http/gate.js';
 import type { WordTiming } from '../../speech/index.js';
 
 /** The JSON messages of Deepgram's live `/v1/listen`, in its field names; times are seconds from the stream's start. */
@@ -77,7 +78,9 @@ export function utteranceEndMessage(lastWordEndSeconds: number) {
   return { type: 'UtteranceEnd', channel: [0, 1], last_word_end: lastWordEndSeconds } as const;
 }
 
-export function metadataMessage(input: { requestId: string; durationMs: number; model: string; created: Date }) {
+/** Deepgram's `Metadata`, with `shoal_charge` (credits, a decimal string) added when the request is billed. */
+export function metadataMessage(input: { requestId: string; durationMs: number; model: string; created: Date; chargeMicros: number | null }) {
+  const charge = chargeText(input.chargeMicros);
   return {
     type: 'Metadata',
     transaction_key: 'deprecated',
@@ -88,5 +91,6 @@ export function metadataMessage(input: { requestId: string; durationMs: number; 
     channels: 1,
     models: [modelUuid],
     model_info: { [modelUuid]: { name: input.model, version: 'pocketsphinx', arch: 'pocketsphinx' } },
+    ...(charge !== undefined ? { shoal_charge: charge } : {}),
   };
 }

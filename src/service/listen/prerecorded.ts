@@ -85,10 +85,10 @@ export function registerPrerecordedRoute(app: FastifyInstance, service: ServiceC
               ...(settings.hints ? { expectations: settings.hints } : {}),
             });
             controller.signal.throwIfAborted();
-            await reservation.settle(usage);
+            const chargeMicros = await reservation.settle(usage);
             span.span.setAttributes({ [spanAttributes.asrAudioMs]: Math.round(decoded.durationMs), [spanAttributes.asrWords]: hypothesis.words.length });
             const words = resultWords(hypothesis.words, 0);
-            const { type: _type, ...metadata } = metadataMessage({ requestId: request.id, durationMs: decoded.durationMs, model: settings.model, created: new Date() });
+            const { type: _type, ...metadata } = metadataMessage({ requestId: request.id, durationMs: decoded.durationMs, model: settings.model, created: new Date(), chargeMicros });
             return {
               metadata,
               results: { channels: [{ alternatives: [{ transcript: hypothesis.text, confidence: words.length > 0 ? 1 : 0, words }] }] },

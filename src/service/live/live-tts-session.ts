@@ -1,3 +1,4 @@
+import { chargeText } from '../http/gate.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { RawData, WebSocket } from 'ws';
 import { concatBytes, type AsyncStreamingEncoder } from '../../audio/index.js';
@@ -56,6 +57,8 @@ export class LiveTtsSession {
   private reservation: Reservation | undefined;
   /** Billed characters of the round's segments whose audio was all sent. */
   private deliveredCharacters = 0;
+  /** Of `deliveredCharacters`, those whose charge an `utterance_end` already reported. */
+  private reportedCharacters = 0;
   /** The segment being sent now. */
   private segment: DeliveredText | undefined;
   private round = 0;
@@ -204,7 +207,7 @@ export class LiveTtsSession {
         if (this.state === 'stopping') return;
         this.requireActive('flush');
         this.enqueue(this.takeBuffer());
-        if (frame.utterance_end === true) this.afterSpeech(() => this.send({ event: 'utterance_end' }));
+        if (frame.utterance_end === true) this.afterSpeech(() => this.send({ event: 'utterance_end', ...this.utteranceCharge() }));
         return;
       case 'stop':
         if (this.state === 'waiting') return this.finish();
@@ -238,6 +241,7 @@ export class LiveTtsSession {
     this.round += 1;
     this.reservation = await service.accounts.reserve(principal, { kind: 'tts', characters: 0 }, `${this.setup.id}:${this.round}`);
     this.deliveredCharacters = 0;
+    this.reportedCharacters = 0;
     this.state = 'active';
     this.buffer = this.plan.request.text;
     this.speaker = 0;
@@ -329,8 +333,8 @@ export class LiveTtsSession {
     if (this.state === 'ended') return;
     const tail = await this.encoderEnd();
     if (tail && tail.length > 0) this.send({ event: 'audio', audio: tail, time: Math.round(this.audioMs) });
-    this.send({ event: 'finish', reason: 'stop' });
-    await this.settle();
+    const charge = chargeText(await this.settle());
+    this.send({ event: 'finish', reason: 'stop', ...(charge !== undefined ? { charge } : {}) });
     if (this.setup.options.closeAfterFinish || this.draining) {
       this.state = 'ended';
       this.ws.close(closeCodes.normal);
@@ -340,18 +344,30 @@ export class LiveTtsSession {
     }
   }
 
-  /** Bills the characters whose audio was sent this round (a segment cut short by a share) and ends its hold. */
-  private async settle(): Promise<void> {
+  /** The charge of the characters delivered since the last `utterance_end`; the round's debit is their sum. */
+  private utteranceCharge(): { charge?: string } {
+    const characters = this.deliveredCharacters - this.reportedCharacters;
+    this.reportedCharacters = this.deliveredCharacters;
+    const charge = chargeText(this.reservation?.quote({ kind: 'tts', characters }) ?? null);
+    return charge !== undefined ? { charge } : {};
+  }
+
+  /**
+   * Bills the characters whose audio was sent this round (a segment cut short by a share) and ends its hold;
+   * the micro-credits debited (null where requests are not billed).
+   */
+  private async settle(): Promise<number | null> {
     const reservation = this.reservation;
-    if (!reservation) return;
+    if (!reservation) return null;
     const characters = this.deliveredCharacters + (this.segment?.characters ?? 0);
     this.reservation = undefined;
     this.deliveredCharacters = 0;
     this.segment = undefined;
-    await reservation.settle(characters > 0 ? { kind: 'tts', characters } : null);
-    if (characters === 0) return;
+    const chargeMicros = await reservation.settle(characters > 0 ? { kind: 'tts', characters } : null);
+    if (characters === 0) return chargeMicros;
     const { service } = this.setup;
     await Promise.all((this.plan?.referenceIds ?? []).map((referenceId) => service.voices.recordUse?.(referenceId)));
+    return chargeMicros;
   }
 
   private async encoderEnd(): Promise<Uint8Array | undefined> {

@@ -8,6 +8,7 @@ import { parseOrThrow } from '../http/errors.js';
 import { inServerSpan } from '../http/tracing.js';
 import type { Hints } from '../asr/hints.js';
 import { abortOnClose, recognizeFile } from '../asr/recognize.js';
+import { reportCharge } from '../http/gate.js';
 import { readMultipart, tooLarge } from '../asr/request.js';
 import { acceptFormDataAlias } from '../asr/route.js';
 import { checkTranscriptionModel } from './models.js';
@@ -78,7 +79,7 @@ export function registerTranscriptionRoute(app: FastifyInstance, service: Servic
         const signal = abortOnClose(reply);
         const input = await readFields(request, limits.asrAudioBytes);
         const hints = input.prompt ? promptHints(input.prompt) : undefined;
-        const { hypothesis, durationMs } = await context.with(span.context, () =>
+        const { hypothesis, durationMs, chargeMicros } = await context.with(span.context, () =>
           recognizeFile(service, request, { audio: input.file, ...(input.language ? { language: input.language } : {}), ...(hints ? { hints } : {}) }, span, signal),
         );
         const transcript: Transcript = {
@@ -89,6 +90,7 @@ export function registerTranscriptionRoute(app: FastifyInstance, service: Servic
           temperature: input.temperature,
         };
         span.end();
+        reportCharge(reply, chargeMicros);
         if (input.stream) {
           return reply.header('content-type', 'text/event-stream; charset=utf-8').header('cache-control', 'no-cache').send(transcriptEvents(transcript));
         }

@@ -27,7 +27,7 @@ export class InsufficientCreditError extends ServiceError {
 /** A reservation backed by one hold row in the account store (see AccountStore.hold/settle). */
 export class CreditHold implements Reservation {
   private heldMicros = 0;
-  private settled: Promise<void> | undefined;
+  private settled: Promise<number> | undefined;
 
   constructor(
     private readonly store: AccountStore,
@@ -45,13 +45,18 @@ export class CreditHold implements Reservation {
     this.heldMicros += micros;
   }
 
-  settle(delivered: Usage | null): Promise<void> {
+  settle(delivered: Usage | null): Promise<number> {
     this.settled ??= (async () => {
-      const micros = delivered ? this.pricing.price(delivered) : 0;
+      const micros = delivered ? this.quote(delivered) : 0;
       const description = delivered ? this.pricing.describe(delivered) : 'nothing delivered';
       await this.store.settle(this.principal.userId, this.holdId, micros, description);
+      return micros;
     })();
     return this.settled;
+  }
+
+  quote(usage: Usage): number {
+    return Math.min(this.pricing.price(usage), this.heldMicros);
   }
 
   /** Micro-credits held so far (tests, logs). */

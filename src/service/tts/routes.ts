@@ -6,7 +6,7 @@ import { ServiceError } from '../accounts.js';
 import type { ServiceContext } from '../context.js';
 import { isMsgpack, msgpackTypes, requireContentType } from '../http/content-type.js';
 import type { Reservation } from '../accounts.js';
-import { principalOf, reserveFor } from '../http/gate.js';
+import { principalOf, reportCharge, reserveFor } from '../http/gate.js';
 import { inServerSpan, type ServerSpan } from '../http/tracing.js';
 import { chunkAlignment } from './alignment.js';
 import { DeliveredText } from './delivered-text.js';
@@ -70,6 +70,8 @@ export async function startSynthesis(
       throw error;
     }
     const source: ChunkSource = { first, rest: synthesis, count: chunks.length, onSent: (chunk) => delivered.sent(chunk.chunk) };
+    // What the response is billed when it is received whole (a response cut short is billed for what was sent).
+    reportCharge(reply, reservation.quote({ kind: 'tts', characters }));
     return { plan, source, encoder, reservation, delivered };
   } catch (error) {
     await reservation.settle(null);
