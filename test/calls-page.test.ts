@@ -36,7 +36,7 @@ beforeAll(async () => {
   const recordings = join(dataDir, 'recordings');
   await virtualCall({ records: { store, recordingsDir: recordings, flushEveryMs: 10 } });
   await store.begin({ id: 'other', traceId: 't2', agent: 'desk', mode: 'balanced', transport: { kind: 'phone', carrier: 'twilio', from: '+15550001' }, startedAt: new Date(Date.now() - 60_000).toISOString() });
-  await store.append('other', [{ kind: 'turn', atMs: 900, turn: 1, userText: 'book a table', agentText: 'For how many?', interrupted: false, metrics: { interrupted: false, voiceToVoiceMs: 700 } }]);
+  await store.append('other', [{ kind: 'turn', atMs: 900, turn: 1, userText: 'book a table', agentText: 'For how many?', interrupted: false, metrics: { interrupted: false, voiceToVoiceMs: 700, sttCharge: 0.5, ttsCharge: 0.25 } }]);
   await new Promise((resolve) => setTimeout(resolve, 300));
   const page = demoPageHandler(await buildDemoPage(), { default: 'fixed', agents: [] });
   const api = callRecordsApi(store, 'secret', recordings);
@@ -93,6 +93,11 @@ describe.each(browsers)('the calls page in $name', ({ name, installed, launch })
     // The turn being played is marked as the recording plays.
     const playing = () => page.$$eval('#timeline li.turn', (turns) => turns.findIndex((turn) => turn.classList.contains('playing')));
     await expect.poll(playing, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+    const facts = () => page.$eval('#call-facts', (node) => node.textContent ?? '');
+    expect(await facts()).toContain('no charge reported');
+    // The other call's turn reports what the speech service billed: the call's charge is their sum.
+    await page.$$eval('#calls tbody tr', (rows) => (rows[1] as HTMLElement).click());
+    await expect.poll(facts).toContain('speech service charge 0.75 credits');
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
