@@ -199,6 +199,9 @@ export class VirtualPhoneCaller {
   /** Hangs up: `stop`, then waits for the socket to close. */
   async hangUp(): Promise<void> {
     this.phone.forget(this);
+    // The call's objects are the app's to release (tests check that it does).
+    this.session = undefined;
+    this.transport = undefined;
     this.send({ event: 'stop', streamSid: this.streamSid });
     if (this.open) this.ws.close(1000, 'caller hung up');
     await this.closed;
