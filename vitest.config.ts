@@ -1,11 +1,11 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Files that time a few hundred milliseconds of wall clock on purpose (a barge-in's cut on the wall clock, the
- * browser transport's real-time pacing): they run last and one at a time, so another file's CPU cannot stretch
- * what they time. Other files assert order ("refused while the first task still runs"), not wall-clock spans.
+ * Files that time a few hundred milliseconds of wall clock on purpose (a barge-in's cut on the wall clock): they
+ * run last and one at a time, so another file's CPU cannot stretch what they time. Other files assert order
+ * ("refused while the first task still runs"), not wall-clock spans.
  */
-const wallClock = ['test/agent-barge-in-wall-clock.test.ts', 'test/transport-browser-protocol.test.ts'];
+const wallClock = ['test/agent-barge-in-wall-clock.test.ts'];
 
 /**
  * Files that run with modules of their own (isolated), the others share their worker's modules. These register

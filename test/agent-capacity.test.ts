@@ -6,6 +6,7 @@ import { encodeMuLaw, parseWav } from '../src/audio/index.js';
 import { startAgentApp, type AgentApp } from '../src/cli/run-agent.js';
 import { MediaStreamCaller } from '../src/transports/index.js';
 import { parsePrometheus } from './prometheus-text.js';
+import { VirtualPhone } from './support/virtual-phone.js';
 
 async function get(url: string): Promise<{ status: number; type: string; body: string }> {
   const response = await fetch(url);
@@ -18,12 +19,16 @@ describe('shoal agent at capacity', () => {
   let app: AgentApp;
   const turns: TurnReport[][] = [];
   const telephony = () => `${app.url.replace('http', 'ws')}telephony`;
+  const phone = new VirtualPhone();
 
   beforeAll(async () => {
     app = await startAgentApp(
       { agent: 'receptionist', host: '127.0.0.1', port: 0, mode: 'low-latency', maxCalls: 1 },
       {
-        onCall: ({ session }) => {
+        clock: phone.clock,
+        onCall: (call) => {
+          phone.onCall(call);
+          const { session } = call;
           const reports: TurnReport[] = [];
           turns.push(reports);
           session.events$.subscribe((event) => event.type === 'turn-metrics' && reports.push(event.report));
@@ -48,16 +53,15 @@ describe('shoal agent at capacity', () => {
   });
 
   it('refuses calls beyond capacity at once (busy line on the phone, "agent_busy" in the browser) while the call in progress completes its turn', async () => {
-    const first = await MediaStreamCaller.connect(telephony());
-    await expect.poll(() => app.admission.active, { timeout: 5000 }).toBe(1);
-    const playing = first.play(caller.subarray(0, 7.5 * 8000));
+    const first = await phone.call(app.url);
+    expect(app.admission.active).toBe(1);
+    const firstAnswer = caller.subarray(0, 7.5 * 8000);
+    await first.play(firstAnswer.subarray(0, 3 * 8000));
 
-    let firstDone = false;
-    void playing.then(() => (firstDone = true));
     const second = await MediaStreamCaller.connect(telephony());
     await expect.poll(() => second.heard.bytes, { timeout: 5000 }).toBeGreaterThan(0);
-    // At once: the busy line plays while the first caller is still speaking (7.5 s, in real time).
-    expect(firstDone).toBe(false);
+    // At once: the busy line plays while the first caller is still speaking (3 s into its 7.5 s, on the call's clock).
+    expect(first.now).toBe(3000);
     expect(await second.closed).toEqual({ code: 1000, reason: 'agent busy' });
     expect(second.heard.bytes).toBe(20_000); // three 0.5 s bursts and the two pauses between them, 8 kHz mu-law
     expect(second.marks).toEqual(['busy-line-played']);
@@ -77,8 +81,8 @@ describe('shoal agent at capacity', () => {
     expect(JSON.parse(busy.body)).toMatchObject({ ready: false, active: 1, capacity: 1, load: 1 });
     expect(turns).toHaveLength(1); // no agent was started for the refused calls
 
-    await playing;
-    await expect.poll(() => turns[0]!.some((t) => t.userText !== '' && t.agentText !== ''), { timeout: 15_000 }).toBe(true);
+    await first.play(firstAnswer.subarray(3 * 8000));
+    expect(await first.waitFor(() => turns[0]!.some((t) => t.userText !== '' && t.agentText !== ''), 15_000)).toBe(true);
     const samples = parsePrometheus((await get(`${app.url}metrics`)).body);
     expect(samples.get('shoal_calls_accepted_total')).toBe(1);
     expect(samples.get('shoal_calls_refused_total')).toBe(2);

@@ -10,9 +10,9 @@ import { callCpuMsPerSecond, defaultMaxCalls, type TurnReport } from '../src/age
 import { encodeMuLaw, parseWav } from '../src/audio/index.js';
 import { startAgentApp, type AgentApp } from '../src/cli/run-agent.js';
 import { asrChoice, describeSpeech } from '../src/cli/speech-engines.js';
-import { MediaStreamCaller } from '../src/transports/index.js';
 import { startHostedDouble, type HostedDouble } from './hosted-service-double.js';
 import { parsePrometheus } from './prometheus-text.js';
+import { VirtualPhone } from './support/virtual-phone.js';
 
 const script = fileURLToPath(new URL('../examples/scripts/parcel-line.yaml', import.meta.url));
 /** Nothing in the recording sounds like this: only the service can have heard it. */
@@ -22,12 +22,19 @@ describe('shoal agent --service-url: hosted means hosted', () => {
   let service: HostedDouble;
   let app: AgentApp;
   const turns: TurnReport[] = [];
+  const phone = new VirtualPhone();
 
   beforeAll(async () => {
-    service = await startHostedDouble({ text: serviceText });
+    service = await startHostedDouble({ text: serviceText, paced: false });
     app = await startAgentApp(
       { agent: 'receptionist', script, host: '127.0.0.1', port: 0, mode: 'balanced', serviceUrl: service.url, apiKey: 'hosted-key' },
-      { onCall: ({ session }) => session.events$.subscribe((event) => event.type === 'turn-metrics' && turns.push(event.report)) },
+      {
+        clock: phone.clock,
+        onCall: (call) => {
+          phone.onCall(call);
+          call.session.events$.subscribe((event) => event.type === 'turn-metrics' && turns.push(event.report));
+        },
+      },
     );
   }, 60_000);
   afterAll(async () => {
@@ -38,9 +45,9 @@ describe('shoal agent --service-url: hosted means hosted', () => {
   it('recognises a phone caller on the service, with the call\'s expectations as hints, and speaks through it', async () => {
     // The parcel line's first answer: 6 s of line noise, "four one nine two", then quiet.
     const call = encodeMuLaw(parseWav(readFileSync(new URL('fixtures/human-calls/parcel-8k-ulaw.wav', import.meta.url))).samples);
-    const caller = await MediaStreamCaller.connect(`${app.url.replace(/^http/, 'ws')}telephony`);
+    const caller = await phone.call(app.url);
     await caller.play(call.subarray(0, 8000 * 11));
-    await expect.poll(() => turns.filter((turn) => turn.userText).length, { timeout: 10_000 }).toBeGreaterThanOrEqual(1);
+    expect(await caller.waitFor(() => turns.some((turn) => turn.userText), 10_000)).toBe(true);
     await caller.hangUp();
 
     const answered = turns.find((turn) => turn.userText)!;

@@ -13,6 +13,7 @@ import { probeListen } from '../src/cli/service-recognition.js';
 import { startEmbeddedService, type EmbeddedService } from '../src/service/index.js';
 import { MediaStreamCaller } from '../src/transports/index.js';
 import { startCountingProxy, type CountingProxy } from './counting-proxy.js';
+import { VirtualPhone } from './support/virtual-phone.js';
 
 const script = fileURLToPath(new URL('../examples/scripts/parcel-line.yaml', import.meta.url));
 // The parcel line's first answer: 6 s of line noise, "four one nine two" (a real recording), then quiet.
@@ -26,19 +27,39 @@ afterAll(async () => {
   await service?.close();
 });
 
-/** An agent on the service behind a counting proxy; `refuseListen`: the proxy answers 404 to `/v1/listen`. */
+/**
+ * An agent on the service behind a counting proxy; `refuseListen`: the proxy answers 404 to `/v1/listen`, and the
+ * call runs on a virtual clock (each utterance's `/v1/asr` request is work the call settles on). Over the live
+ * socket the call stays on the wall clock: the service decodes the audio as it arrives, and audio sent faster than
+ * real time leaves it a backlog that the `Finalize` deadline (10 s of wall clock) does not wait for.
+ */
 async function agentBehind(refuseListen: boolean) {
   const proxy = await startCountingProxy(service.url, refuseListen ? { refuseUpgrades: ['/v1/listen'] } : {});
   const turns: TurnReport[] = [];
+  const phone = refuseListen ? new VirtualPhone() : undefined;
   const app = await startAgentApp(
     { agent: 'receptionist', script, host: '127.0.0.1', port: 0, mode: 'balanced', serviceUrl: proxy.url, apiKey: service.apiKey },
-    { onCall: ({ session }) => session.events$.subscribe((event) => event.type === 'turn-metrics' && turns.push(event.report)) },
+    {
+      ...(phone ? { clock: phone.clock } : {}),
+      onCall: (call) => {
+        phone?.onCall(call);
+        call.session.events$.subscribe((event) => event.type === 'turn-metrics' && turns.push(event.report));
+      },
+    },
   );
+  const answered = () => turns.some((turn) => turn.userText);
   const call = async () => {
-    const caller = await MediaStreamCaller.connect(`${app.url.replace(/^http/, 'ws')}telephony`);
-    await caller.play(firstAnswer);
-    await expect.poll(() => turns.filter((turn) => turn.userText).length, { timeout: 30_000 }).toBeGreaterThanOrEqual(1);
-    await caller.hangUp();
+    if (phone) {
+      const caller = await phone.call(app.url);
+      await caller.play(firstAnswer);
+      expect(await caller.waitFor(answered, 30_000)).toBe(true);
+      await caller.hangUp();
+    } else {
+      const caller = await MediaStreamCaller.connect(`${app.url.replace(/^http/, 'ws')}telephony`);
+      await caller.play(firstAnswer);
+      await expect.poll(answered, { timeout: 30_000 }).toBe(true);
+      await caller.hangUp();
+    }
     return turns.find((turn) => turn.userText)!;
   };
   return { proxy, app, call, close: async () => (await app.close(), await proxy.close()) };

@@ -22,11 +22,13 @@ export interface HostedDoubleOptions {
   msPerCharacter: number;
   maxUtteranceMs: number;
   chunkMs: number;
+  /** Pace each flush's audio in real time; off: all of it at once, after `ttsDelayMs` (for calls on a virtual clock). */
+  paced: boolean;
   /** Serve `/v1/listen` (without it, the agent's start-up probe finds none and recognises over `/v1/asr`). */
   listen: boolean;
 }
 
-export const hostedDoubleDefaults: HostedDoubleOptions = { text: 'four one nine two', asrDelayMs: 150, ttsDelayMs: 120, msPerCharacter: 50, maxUtteranceMs: 3000, chunkMs: 40, listen: false };
+export const hostedDoubleDefaults: HostedDoubleOptions = { text: 'four one nine two', asrDelayMs: 150, ttsDelayMs: 120, msPerCharacter: 50, maxUtteranceMs: 3000, chunkMs: 40, paced: true, listen: false };
 
 export interface AsrRequest {
   bytes: number;
@@ -157,7 +159,7 @@ export async function startHostedDouble(options: Partial<HostedDoubleOptions> = 
         stream.socket.send(encode({ event: 'audio', audio: piece(stream.sampleRate) }));
         requests.audioMs += o.chunkMs;
         stream.pendingMs -= o.chunkMs;
-        stream.dueAt += o.chunkMs;
+        if (o.paced) stream.dueAt += o.chunkMs;
       }
       if (stream.pendingMs > 0) continue;
       streams.delete(stream);

@@ -6,16 +6,21 @@ import { decodeMuLaw, encodeMuLaw, parseWav, rms } from '../src/audio/index.js';
 import { MissingApiKeyError, startAgentApp, type AgentApp } from '../src/cli/run-agent.js';
 import { UnknownAgentError } from '../agents/index.js';
 import { wordErrors } from './engines-fixtures.js';
+import { VirtualPhone } from './support/virtual-phone.js';
 
 const options = { agent: 'receptionist', host: '127.0.0.1', port: 0, mode: 'balanced' as const };
 
 describe('shoal agent: the app behind the demo page', () => {
   let app: AgentApp;
   const sessions: { session: CallSession; turns: TurnReport[] }[] = [];
+  const phone = new VirtualPhone();
 
   beforeAll(async () => {
     app = await startAgentApp(options, {
-      onCall: ({ session }) => {
+      clock: phone.clock,
+      onCall: (call) => {
+        phone.onCall(call);
+        const { session } = call;
         const entry = { session, turns: [] as TurnReport[] };
         sessions.push(entry);
         session.events$.subscribe((event) => {
@@ -48,38 +53,14 @@ describe('shoal agent: the app behind the demo page', () => {
 
   it('answers a phone call on the telephony stream: mu-law in, the agent speaks mu-law back, one trace', async () => {
     const traceparent = '00-7d3f0c2a9b8e4f1a6c5d4e3f2a1b0c9d-1234567890abcdef-01';
-    const ws = new WebSocket(`${app.url.replace('http', 'ws')}telephony`);
-    const media: Buffer[] = [];
-    const marks: string[] = [];
-    ws.on('message', (data) => {
-      const message = JSON.parse(String(data)) as { event: string; media?: { payload: string }; mark?: { name: string } };
-      if (message.event === 'media') media.push(Buffer.from(message.media!.payload, 'base64'));
-      if (message.event === 'mark') marks.push(message.mark!.name);
-    });
-    await new Promise((resolve) => ws.once('open', resolve));
-    ws.send(JSON.stringify({ event: 'connected', protocol: 'Call', version: '1.0.0' }));
-    ws.send(
-      JSON.stringify({
-        event: 'start',
-        streamSid: 'MZ42',
-        start: { streamSid: 'MZ42', callSid: 'CA42', customParameters: { traceparent }, mediaFormat: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 } },
-      }),
-    );
-    const caller = encodeMuLaw(parseWav(readFileSync(new URL('fixtures/calls/booking-8k-ulaw.wav', import.meta.url))).samples);
-    const seconds = caller.length / 8000; // the whole call: booking request, "yes that sounds good", "goodbye"
-    const started = Date.now();
-    for (let offset = 0, chunk = 0; offset < seconds * 8000; offset += 160, chunk++) {
-      const payload = Buffer.from(caller.subarray(offset, offset + 160)).toString('base64');
-      ws.send(JSON.stringify({ event: 'media', streamSid: 'MZ42', media: { track: 'inbound', payload } }));
-      for (const name of marks.splice(0)) ws.send(JSON.stringify({ event: 'mark', streamSid: 'MZ42', mark: { name } }));
-      const due = started + (chunk + 1) * 20;
-      await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - Date.now())));
-    }
-    await expect.poll(() => sessions.at(-1)?.turns.filter((t) => t.userText).length, { timeout: 15_000 }).toBe(3);
+    const phoneCall = await phone.call(app.url, { traceparent });
+    // The whole call: booking request, "yes that sounds good", "goodbye".
+    await phoneCall.play(encodeMuLaw(parseWav(readFileSync(new URL('fixtures/calls/booking-8k-ulaw.wav', import.meta.url))).samples));
+    expect(await phoneCall.waitFor(() => sessions.at(-1)?.turns.filter((t) => t.userText).length === 3, 15_000)).toBe(true);
     const call = sessions.at(-1)!;
     expect(call.session.traceId).toBe(traceparent.split('-')[1]);
     const answered = call.turns.filter((t) => t.userText);
-    // What the caller said, heard through mu-law at 8 kHz in real time, from the telephone cepstral mean and
+    // What the caller said, heard through mu-law at 8 kHz on the call's clock, from the telephone cepstral mean and
     // with the telephone band's model: "hello hi would like to but the table for two people tonight" / "yes that
     // sounds good" / "the night", 5 errors in 17 words (docs/measurements.md). The synthetic "goodbye" is heard
     // "the night" (the grammar's "goodbye" loses 7.8 per frame; docs/listening.md, Known limits); the scripted
@@ -91,10 +72,10 @@ describe('shoal agent: the app behind the demo page', () => {
     expect(answered[1]!.userText).toMatch(/that sounds good/);
     expect(answered[2]!.agentText.length).toBeGreaterThan(0);
     for (const turn of answered) expect(turn.metrics.voiceToVoiceMs).toBeGreaterThan(0);
-    const agentAudio = decodeMuLaw(new Uint8Array(Buffer.concat(media)));
+    const agentAudio = decodeMuLaw(new Uint8Array(Buffer.concat(phoneCall.heard.payloads)));
     expect(agentAudio.length / 8000).toBeGreaterThan(1);
     expect(rms(agentAudio)).toBeGreaterThan(0.01);
-    ws.send(JSON.stringify({ event: 'stop', streamSid: 'MZ42' }));
+    await phoneCall.hangUp();
     await expect.poll(() => app.server.telephony.activeCalls(), { timeout: 5000 }).toBe(0);
   }, 60_000);
 });

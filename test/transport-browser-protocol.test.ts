@@ -3,6 +3,7 @@ import { WebSocket } from 'ws';
 import type { AudioFrame } from '../src/audio/index.js';
 import { startDemoServer, type BrowserTransport, type DemoServer, type ServerMessage } from '../src/transports/browser/index.js';
 import type { CallRequest } from '../src/transports/call-request.js';
+import { VirtualClock } from '../src/pipeline/index.js';
 
 /** A loopback "agent": plays every caller frame straight back and remembers what it was given. */
 const calls: { transport: BrowserTransport; request: CallRequest; frames: AudioFrame[]; stopped: boolean }[] = [];
@@ -185,40 +186,6 @@ describe('browser WebSocket protocol', () => {
     expect((await client.closed).code).toBe(1008);
   });
 
-  it('clear() tells the page at once and drops audio not yet sent', async () => {
-    const client = await connect();
-    client.ws.send(JSON.stringify({ type: 'hello' }));
-    await client.next('ready');
-    const call = calls.at(-1)!;
-    call.transport.play({ samples: new Int16Array(16000 * 2).fill(1000), sampleRate: 16000, timestampMs: 0 });
-    await until(() => client.audioBytes > 0, 'the first audio');
-    const cleared = client.next('clear');
-    call.transport.clear();
-    await cleared;
-    const bytesAtClear = client.audioBytes;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(client.audioBytes).toBeLessThan(16000 * 2 * 2 * 0.2);
-    expect(client.audioBytes).toBe(bytesAtClear);
-    expect(call.transport.playedMs()).toBe(0);
-    client.ws.close();
-  });
-
-  it('paces agent audio at real time, a little ahead, and converts other sample rates at the edge', async () => {
-    const client = await connect();
-    client.ws.send(JSON.stringify({ type: 'hello' }));
-    await client.next('ready');
-    const call = calls.at(-1)!;
-    call.transport.play({ samples: new Int16Array(24000).fill(2000), sampleRate: 24000, timestampMs: 0 });
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const sentMs = client.audioBytes / 32;
-    expect(sentMs).toBeGreaterThan(300);
-    expect(sentMs).toBeLessThan(300 + 250);
-    await until(() => client.audioBytes >= 31_900, 'the whole second (as 16 kHz)', 3000);
-    expect(Math.abs(client.audioBytes - 32_000)).toBeLessThanOrEqual(64);
-    expect(call.transport.playedMs()).toBeGreaterThan(600);
-    client.ws.close();
-  });
-
   it('closes a socket that never says hello', async () => {
     const quick = await startDemoServer({
       port: 0,
@@ -246,5 +213,74 @@ describe('browser WebSocket protocol', () => {
       ws.on('error', () => undefined);
     });
     expect(other).toBe(404);
+  });
+});
+
+describe('browser playout on the call\'s clock', () => {
+  const clock = new VirtualClock();
+  const transports: BrowserTransport[] = [];
+  let paced: DemoServer;
+  beforeAll(async () => {
+    paced = await startDemoServer({
+      port: 0,
+      clock,
+      agents: { default: 'silent', agents: [{ name: 'silent' }] },
+      startCall: (transport, request) => {
+        transports.push(transport as BrowserTransport);
+        return { agent: 'silent', mode: request.mode ?? 'balanced', stop: () => undefined };
+      },
+    });
+  });
+  afterAll(async () => paced?.close());
+
+  /** A page on the call: `received()` resolves once it has every message the server sent before. */
+  async function page() {
+    const ws = new WebSocket(`${paced.url.replace('http', 'ws')}ws`);
+    let bytes = 0;
+    const texts: string[] = [];
+    ws.on('message', (data, isBinary) => (isBinary ? (bytes += (data as Buffer).length) : texts.push(JSON.parse(String(data)).type)));
+    await new Promise((resolve) => ws.once('open', resolve));
+    ws.send(JSON.stringify({ type: 'hello' }));
+    await until(() => texts.includes('ready'), 'ready');
+    const received = () => new Promise<void>((resolve) => (ws.once('pong', () => resolve()), ws.ping()));
+    return { ws, texts, bytes: () => bytes, received, transport: transports.at(-1)! };
+  }
+
+  it('clear() tells the page at once and drops audio not yet sent', async () => {
+    const client = await page();
+    const startMs = clock.now();
+    client.transport.play({ samples: new Int16Array(16000 * 2).fill(1000), sampleRate: 16000, timestampMs: 0 });
+    await client.transport.playoutSent();
+    clock.advanceTo(startMs + 100);
+    await client.received();
+    // 100 ms into the reply, sent 120 ms ahead: 220 ms of 16 kHz PCM16.
+    expect(client.bytes()).toBe(220 * 32);
+    client.transport.clear();
+    await client.received();
+    expect(client.texts.at(-1)).toBe('clear');
+    clock.advanceTo(startMs + 300);
+    await client.received();
+    expect(client.bytes()).toBe(220 * 32);
+    expect(client.transport.playedMs()).toBe(0);
+    client.ws.close();
+  });
+
+  it('paces agent audio at real time, a little ahead, and converts other sample rates at the edge', async () => {
+    const client = await page();
+    const startMs = clock.now();
+    client.transport.play({ samples: new Int16Array(24000).fill(2000), sampleRate: 24000, timestampMs: 0 });
+    await client.transport.playoutSent();
+    clock.advanceTo(startMs + 300);
+    await client.received();
+    // 300 ms in, 120 ms ahead.
+    expect(client.bytes() / 32).toBe(420);
+    clock.advanceTo(startMs + 2000);
+    await client.transport.playoutSent();
+    clock.advanceTo(startMs + 2000);
+    await client.received();
+    // The whole second, as 16 kHz.
+    expect(client.bytes()).toBe(32_000);
+    expect(client.transport.playedMs()).toBe(1000);
+    client.ws.close();
   });
 });

@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import {
   createEmbeddedAgentStack,
   type AgentMode,
-  type AgentStack,
+  type EmbeddedAgentStack,
   type CallSession,
   type Dialogue,
   type Transport,
@@ -16,6 +16,7 @@ import { recordTurn, watchAdmission } from '../agent/call-metrics.js';
 import { agents, createDialogue, UnknownAgentError } from '../../agents/index.js';
 import { loadFlow, openDialogueFile, type McpServer } from '../../plugins/index.js';
 import { createLogger, type Logger } from '../logging/index.js';
+import type { Clock } from '../pipeline/index.js';
 import type { AgentCommandOptions } from './options.js';
 import { defaults as llmDefaults, llmDialogue, type LlmCommandOptions } from './llm-options.js';
 import { PhoneLines, transferPolicy } from './phone-lines.js';
@@ -47,6 +48,12 @@ export interface AgentAppHooks {
   onCall?(call: { transport: Transport; session: CallSession; request: CallRequest; agent: string }): void;
   /** Where the app and each call log (a child per call); default: silent. */
   logger?: Logger;
+  /**
+   * The calls' clock (frames, pacing, endpointing, timers); default: the wall clock. With a `VirtualClock`, a
+   * caller that moves it as it sends frames and waits for each call to settle runs whole calls as fast as the CPU
+   * allows; each call's VAD then scores in this thread, as in the scenario runner.
+   */
+  clock?: Clock;
 }
 
 /** Where each call's dialogue comes from: an LLM, a `--script` file, or the ready-made agents by name. */
@@ -165,8 +172,8 @@ async function serveCalls(options: AgentCommandOptions, hooks: AgentAppHooks, so
   const service = speech.usesService ? await speechService(options) : undefined;
   const recognition = await serviceRecognition(speech.stt, service);
   // One stack per turn-taking mode (the mode decides the recognizer's interim cadence), sharing the one service.
-  const stacks = new Map<AgentMode, Promise<AgentStack>>();
-  const stackFor = (mode: AgentMode): Promise<AgentStack> => {
+  const stacks = new Map<AgentMode, Promise<EmbeddedAgentStack>>();
+  const stackFor = (mode: AgentMode): Promise<EmbeddedAgentStack> => {
     let stack = stacks.get(mode);
     if (!stack) {
       stack = createEmbeddedAgentStack({ mode, ...(service ? { service: { url: service.url, apiKey: service.apiKey } } : {}), stt: recognition.sttFor(mode), tts: speech.tts });
@@ -199,6 +206,7 @@ async function serveCalls(options: AgentCommandOptions, hooks: AgentAppHooks, so
       streamTokens: phone.tokens,
       streamAccessKey: phone.accessKey,
       onError: (error, where) => logger.error({ err: error, where }, 'transport error'),
+      ...(hooks.clock ? { clock: hooks.clock } : {}),
       readiness: {
         ready: () => admission.ready,
         describe: () => ({ draining: admission.draining, active: admission.active, capacity: admission.capacity, load: admission.load() }),
@@ -230,16 +238,19 @@ async function serveCalls(options: AgentCommandOptions, hooks: AgentAppHooks, so
     const stack = await stackFor(mode);
     const send = transport.send?.bind(transport);
     const recording = records ? { records: records.records } : {};
+    const clock = hooks.clock;
+    const onClock = clock ? { vad: () => stack.vadInThread() } : {};
+    const handleOn = clock ? { clock } : {};
     let session: CallSession;
     if (send) {
       // Pages get the agent's words as they are played, so the call's speech and playout are watched.
       const captions = new SpokenCaptions();
       const speech = captions.speech(stack.agentFor(dialogue).options.tts);
-      session = stack.agentFor(dialogue, { tts: speech, logger, ...recording }).handle(captions.transport(transport));
+      session = stack.agentFor(dialogue, { tts: speech, logger, ...recording, ...onClock }).handle(captions.transport(transport), handleOn);
       captions.follow(session.events$);
       session.events$.pipe(toBrowserMessages(captions.captions$)).subscribe((message) => send(message));
     } else {
-      session = stack.agentFor(dialogue, { logger, ...recording }).handle(transport);
+      session = stack.agentFor(dialogue, { logger, ...recording, ...onClock }).handle(transport, handleOn);
     }
     session.events$.subscribe((event) => {
       if (event.type === 'turn-metrics') recordTurn(event.report.metrics);

@@ -4,6 +4,7 @@ import { WebSocketCallEndpoint, WebSocketCalls } from '../websocket-calls.js';
 import { BrowserTransport } from './browser-transport.js';
 import { browserProtocol, parseClientMessage, type CallMode, type ServerMessage } from './protocol.js';
 import type { PacedPlayoutOptions } from './paced-playout.js';
+import type { Clock } from '../../pipeline/clock.js';
 
 export interface BrowserEndpointOptions {
   /** URL path of the WebSocket. */
@@ -14,6 +15,8 @@ export interface BrowserEndpointOptions {
   startCall: StartCall<BrowserTransport>;
   /** Where failures that are not the page's fault are reported. */
   onError?(error: unknown, callId: string): void;
+  /** Times each call's frames and paces its playout (`BrowserCallInfo.clock`); the wall clock when absent. */
+  clock?: Clock;
 }
 
 export const browserEndpointDefaults = { path: '/ws', helloTimeoutMs: 10_000, playout: {} };
@@ -49,7 +52,8 @@ export class BrowserEndpoint extends WebSocketCallEndpoint<BrowserTransport> {
     const start = async (request: CallRequest): Promise<void> => {
       state = 'starting';
       clearTimeout(helloTimer);
-      transport = new BrowserTransport(ws, { callId, traceContext: { traceparent: request.traceparent, tracestate: request.tracestate } }, this.options.playout);
+      const clock = this.options.clock ? { clock: this.options.clock } : {};
+      transport = new BrowserTransport(ws, { callId, traceContext: { traceparent: request.traceparent, tracestate: request.tracestate }, ...clock }, this.options.playout);
       this.calls.track(callId, transport);
       try {
         const session = await this.options.startCall(transport, request);

@@ -8,6 +8,7 @@ import { checkUpgrade, upgradeGuardDefaults, type UpgradeGuardOptions } from '..
 import { BrowserEndpoint } from './browser-endpoint.js';
 import type { BrowserTransport } from './browser-transport.js';
 import { buildDemoPage, demoPageHandler, type AgentListing } from './demo-page.js';
+import type { Clock } from '../../pipeline/clock.js';
 
 export interface DemoServerOptions {
   host: string;
@@ -31,6 +32,8 @@ export interface DemoServerOptions {
   guard: UpgradeGuardOptions;
   /** The same timeouts and connection cap as the speech service. */
   connections: ConnectionLimits;
+  /** Times the calls' frames, pacing and timers on both transports; the wall clock when absent. */
+  clock?: Clock;
 }
 
 export const demoServerDefaults = {
@@ -58,12 +61,14 @@ export interface DemoServer {
 export async function startDemoServer(options: Partial<DemoServerOptions> & Pick<DemoServerOptions, 'agents' | 'startCall'>): Promise<DemoServer> {
   const o = { ...demoServerDefaults, ...options };
   const assets = await buildDemoPage();
-  const browser = new BrowserEndpoint({ path: o.browserPath, startCall: o.startCall, onError: (error, callId) => o.onError?.(error, `browser call ${callId}`) });
+  const clock = o.clock ? { clock: o.clock } : {};
+  const browser = new BrowserEndpoint({ path: o.browserPath, startCall: o.startCall, ...clock, onError: (error, callId) => o.onError?.(error, `browser call ${callId}`) });
   const carriers = new CarrierEndpoints({
     path: o.telephonyPath,
     startCall: o.startCall,
     tokens: o.streamTokens,
     accessKey: o.streamAccessKey,
+    ...clock,
     onError: (error, streamSid) => o.onError?.(error, `telephony stream ${streamSid ?? '(not started)'}`),
   });
   const telephony = carriers.byCarrier.twilio;

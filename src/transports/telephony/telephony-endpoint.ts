@@ -8,6 +8,7 @@ import { mediaStream } from './media-stream-messages.js';
 import { UnsupportedMediaFormatError } from './media-format.js';
 import { safeEqual, type StreamTokens } from './stream-tokens.js';
 import { TelephonyTransport } from './telephony-transport.js';
+import type { Clock } from '../../pipeline/clock.js';
 
 export interface TelephonyEndpointOptions {
   /** URL path of the media-stream WebSocket. */
@@ -23,6 +24,8 @@ export interface TelephonyEndpointOptions {
   startCall: StartCall<TelephonyTransport>;
   /** Where failures are reported: bad messages from the carrier, refused streams, agents that failed to start. */
   onError?(error: unknown, streamSid: string | undefined): void;
+  /** Times each call's frames and timers (`TelephonyCallInfo.clock`); the wall clock when absent. */
+  clock?: Clock;
 }
 
 export const telephonyEndpointDefaults = { path: '/telephony', carrier: twilioCarrier, startTimeoutMs: 10_000 };
@@ -80,6 +83,7 @@ export class TelephonyEndpoint extends WebSocketCallEndpoint<TelephonyTransport>
         carrier: this.carrier,
         format: event.format,
         network,
+        ...(this.options.clock ? { clock: this.options.clock } : {}),
       });
       this.calls.track(key, transport);
       const mode = parameters['mode'];
