@@ -11,7 +11,7 @@ import { createDialogue } from '../agents/index.js';
 import { createEmbeddedAgentStack, percentile, VoiceAgent, type AgentMode, type TurnReport } from '../src/agent/index.js';
 import { SileroVad } from '../src/engines/index.js';
 import { decodeCall, runFileCall } from '../src/transports/file/file-call.js';
-import { AmplitudeStt, callerTrack, EnergyVad, FixedDialogue, ToneTts } from '../test/agent-doubles.js';
+import { AmplitudeStt, callerTrack, EnergyVad, FixedDialogue, ToneTts } from '../test/support/agent-doubles.js';
 
 const quick = process.argv.includes('--quick');
 const fixturesDir = new URL('../test/fixtures/calls/', import.meta.url);

@@ -14,7 +14,7 @@ import { createFrame } from '../src/audio/index.js';
 import { CallRecording, type RecordingWriter } from '../src/agent/index.js';
 import { PgCallStore } from '../src/agent/records/pg-call-store.js';
 import { VirtualClock } from '../src/pipeline/index.js';
-import { startPgCluster } from '../test/pg-cluster.js';
+import { startPgCluster } from '../test/support/pg-cluster.js';
 
 const minutes = process.argv.includes('--quick') ? 1 : 5;
 const postgres = process.argv.includes('--postgres') ? await startPgCluster({ durable: true }) : undefined;

@@ -20,8 +20,8 @@ import { CallWriteQueue, recordCall, SqliteCallStore, VoiceAgent, type AgentEven
 import { PgCallStore } from '../src/agent/records/pg-call-store.js';
 import { systemClock } from '../src/pipeline/index.js';
 import { FileTransport } from '../src/transports/file/file-transport.js';
-import { AmplitudeStt, callerTrack, EnergyVad, FixedDialogue, ToneTts } from '../test/agent-doubles.js';
-import { startPgCluster } from '../test/pg-cluster.js';
+import { AmplitudeStt, callerTrack, EnergyVad, FixedDialogue, ToneTts } from '../test/support/agent-doubles.js';
+import { startPgCluster } from '../test/support/pg-cluster.js';
 
 const { values } = parseArgs({ options: { calls: { type: 'string', default: '10' }, writes: { type: 'string', default: '100' } } });
 const concurrentCalls = Number(values.calls);

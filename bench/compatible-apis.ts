@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { concatSamples, decodeAudio, encodeWav } from '../src/audio/index.js';
-import { startServeProcess } from '../test/serve-process.js';
+import { startServeProcess } from '../test/support/serve-process.js';
 
 const roundsArg = process.argv.indexOf('--rounds');
 const rounds = roundsArg > 0 ? Number(process.argv[roundsArg + 1]) : 2;
@@ -22,7 +22,7 @@ const text =
 /** About ten seconds of speech: the recorded test sentences end to end. */
 async function tenSecondClip(): Promise<Uint8Array> {
   const names = ['slt_00.wav', 'slt_01.wav', 'rms_00.wav', 'slt_03.wav'];
-  const parts = await Promise.all(names.map((name) => decodeAudio(readFileSync(join(import.meta.dirname, '..', 'test', 'fixtures', 'speech', name)))));
+  const parts = await Promise.all(names.map((name) => decodeAudio(readFileSync(join(import.meta.dirname, '../test/fixtures/speech', name)))));
   return encodeWav(concatSamples(parts.map((part) => part.samples)), parts[0]!.sampleRate);
 }
 

@@ -12,7 +12,7 @@ import {
   type FliteVoice,
 } from '../src/engines/index.js';
 
-const speechDir = join(import.meta.dirname, '..', 'test', 'fixtures', 'speech');
+const speechDir = join(import.meta.dirname, '../test/fixtures/speech');
 const fixtures = (JSON.parse(readFileSync(join(speechDir, 'manifest.json'), 'utf8')) as Array<{ file: string; text: string }>).map(
   (entry) => ({ ...entry, pcm: readWav(join(speechDir, entry.file)) }),
 );

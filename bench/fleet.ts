@@ -10,8 +10,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir, availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { connectLive } from '../test/service-live-client.js';
-import { startPgCluster } from '../test/pg-cluster.js';
+import { connectLive } from '../test/support/service-live-client.js';
+import { startPgCluster } from '../test/support/pg-cluster.js';
 import { creditsToMicros, hashKeySecret, openPgStores, priceOf } from '../src/service/store/index.js';
 
 const root = join(import.meta.dirname, '..');

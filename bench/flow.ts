@@ -1,7 +1,7 @@
 /**
  * What a flow's structure costs per turn: the same caller turn answered by a plain LLM agent
  * (`ChatCompletionDialogue`) and by a flow in an LLM state (`FlowDialogue`: system prompt from the state's task,
- * the state's tools, `on_tool` checks), both against the local model double (test/fake-openai-server.ts)
+ * the state's tools, `on_tool` checks), both against the local model double (test/support/fake-openai-server.ts)
  * answering at once. Per turn: respond() → the reply complete. Prints one JSON object.
  * Run: npx tsx bench/flow.ts [--quick]
  */
@@ -9,7 +9,7 @@ import os from 'node:os';
 import { lastValueFrom, toArray } from 'rxjs';
 import { percentile, type ConversationMessage, type Dialogue } from '../src/agent/index.js';
 import { ChatCompletionDialogue, FlowDialogue, parseFlow } from '../plugins/index.js';
-import { FakeOpenAiServer, says } from '../test/fake-openai-server.js';
+import { FakeOpenAiServer, says } from '../test/support/fake-openai-server.js';
 
 const turns = process.argv.includes('--quick') ? 40 : 200;
 const WARM_UP = 10;

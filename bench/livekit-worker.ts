@@ -10,9 +10,9 @@
 import os from 'node:os';
 import { percentile, VoiceAgent } from '../src/agent/index.js';
 import { callJobRunner, LiveKitWorker } from '../src/transports/livekit/index.js';
-import { AmplitudeStt, EnergyVad, FixedDialogue, ToneTts } from '../test/agent-doubles.js';
-import { DispatchServerDouble } from '../test/livekit-dispatch-double.js';
-import { RoomDouble } from '../test/livekit-room-double.js';
+import { AmplitudeStt, EnergyVad, FixedDialogue, ToneTts } from '../test/support/agent-doubles.js';
+import { DispatchServerDouble } from '../test/support/livekit-dispatch-double.js';
+import { RoomDouble } from '../test/support/livekit-room-double.js';
 
 const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
 const gc = (globalThis as { gc?: () => void }).gc;

@@ -1,5 +1,5 @@
 /**
- * LLM turn benchmark against a local fake OpenAI-compatible server (test/fake-openai-server.ts): prints one JSON object.
+ * LLM turn benchmark against a local fake OpenAI-compatible server (test/support/fake-openai-server.ts): prints one JSON object.
  * - first token: respond() → first text delta through the dialogue; the openai SDK's stream alone; a bare fetch
  *   reading the first event (what the SDK and the dialogue cost on top); the model answering at once;
  * - voice-to-voice of LLM turns on a recorded caller (support-16k.wav) through the embedded speech stack, per mode,
@@ -16,7 +16,7 @@ import { lastValueFrom, take } from 'rxjs';
 import { createEmbeddedAgentStack, percentile, type AgentMode, type TurnReport } from '../src/agent/index.js';
 import { decodeCall, runFileCall } from '../src/transports/file/file-call.js';
 import { ChatCompletionDialogue, type ChatTool } from '../plugins/index.js';
-import { callsTools, FakeOpenAiServer, says, type Handler } from '../test/fake-openai-server.js';
+import { callsTools, FakeOpenAiServer, says, type Handler } from '../test/support/fake-openai-server.js';
 
 const quick = process.argv.includes('--quick');
 const WORD_GAP_MS = 15;

@@ -12,9 +12,9 @@ import { percentile, type TextToSpeech } from '../src/agent/index.js';
 import { cartesia } from '../plugins/cartesia/index.js';
 import { elevenlabs } from '../plugins/elevenlabs/index.js';
 import { openaiTts } from '../plugins/openai-audio/index.js';
-import { CartesiaDouble } from '../test/cartesia-double.js';
-import { ElevenLabsDouble } from '../test/elevenlabs-double.js';
-import { startOpenAiAudioDouble } from '../test/openai-audio-double.js';
+import { CartesiaDouble } from '../test/support/cartesia-double.js';
+import { ElevenLabsDouble } from '../test/support/elevenlabs-double.js';
+import { startOpenAiAudioDouble } from '../test/support/openai-audio-double.js';
 
 const argument = (name: string) => {
   const at = process.argv.indexOf(name);

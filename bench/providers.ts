@@ -23,8 +23,8 @@
 import { Subject, lastValueFrom } from 'rxjs';
 import { percentile, type UtteranceFrame } from '../src/agent/index.js';
 import { deepgram } from '../plugins/deepgram/index.js';
-import { DeepgramDouble } from '../test/deepgram-double.js';
-import { toneUtterance } from '../test/provider-audio.js';
+import { DeepgramDouble } from '../test/support/deepgram-double.js';
+import { toneUtterance } from '../test/support/provider-audio.js';
 import { interimsSaving } from './providers/interims.js';
 import { measureReplies } from './providers/replies.js';
 import { soak } from './providers/soak.js';

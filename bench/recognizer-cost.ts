@@ -13,7 +13,7 @@ import { loadavg } from 'node:os';
 import { resample } from '../src/audio/resampler.js';
 import { PocketSphinxEngine } from '../src/engines/pocketsphinx/index.js';
 import { decodeCall } from '../src/transports/file/file-call.js';
-import { readPcmWav, speechFixtures, throughTelephoneChannel, wordErrors } from '../test/engines-fixtures.js';
+import { readPcmWav, speechFixtures, throughTelephoneChannel, wordErrors } from '../test/support/engines-fixtures.js';
 
 type Fold = 'tuning' | 'held_out';
 interface Clip {

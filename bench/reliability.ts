@@ -16,10 +16,10 @@ import os from 'node:os';
 import { readFileSync } from 'node:fs';
 import { concatSamples, decodeAudio, encodeWav } from '../src/audio/index.js';
 import { priceOf } from '../src/service/store/index.js';
-import { openRaw } from '../test/raw-http.js';
-import { creditsToMicros, startServeProcess, unreadLiveSessionMb } from '../test/serve-process.js';
-import { silentFlac, silentMp3, silentOggOpus, slowWav } from '../test/audio-bombs.js';
-import { runPhoneSoak } from '../test/phone-soak.js';
+import { openRaw } from '../test/support/raw-http.js';
+import { creditsToMicros, startServeProcess, unreadLiveSessionMb } from '../test/support/serve-process.js';
+import { silentFlac, silentMp3, silentOggOpus, slowWav } from '../test/support/audio-bombs.js';
+import { runPhoneSoak } from '../test/support/phone-soak.js';
 
 const quietArg = process.argv.indexOf('--quiet-ms');
 const quietMs = quietArg > 0 ? Number(process.argv[quietArg + 1]) : 60_000;

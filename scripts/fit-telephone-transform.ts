@@ -29,7 +29,7 @@ import { fliteVoices } from '../src/engines/flite/voices.js';
 import { defaults } from '../src/engines/pocketsphinx/options.js';
 import { forEachDensity, readGaussianFile } from '../src/engines/pocketsphinx/gaussian-file.js';
 import type { StreamTransform } from '../src/engines/pocketsphinx/telephone-transform.js';
-import { readPcmWav, throughTelephoneChannel } from '../test/engines-fixtures.js';
+import { readPcmWav, throughTelephoneChannel } from '../test/support/engines-fixtures.js';
 
 const librivox = '/usr/share/pocketsphinx/test/data/librivox/';
 const librivoxClips = ['0870', '0880', '0890', '0920', '0930'].map((n) => `sense_and_sensibility_01_austen_64kb-${n}.wav`);

@@ -5,45 +5,42 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 
-/** The test files' name prefixes of each room (test/<prefix>-*.test.ts). */
-const prefixes = {
-  audio: ['audio', 'frame'],
+/** The test folders (test/<folder>/) that check each source room. */
+const folders = {
+  audio: ['audio'],
   speech: ['speech'],
   tracing: ['tracing'],
   logging: [],
   optional: [],
-  engines: ['engines', 'listening'],
+  engines: ['engines'],
   client: ['client'],
   metrics: ['metrics'],
   pipeline: ['pipeline'],
   service: ['service'],
   agent: ['agent'],
-  plugins: ['plugin', 'dialogue'],
-  transports: ['transport', 'telephony', 'livekit', 'browser'],
-  agents: ['dialogue'],
-  testing: ['testing', 'scenario'],
-  cli: ['cli', 'talk'],
+  plugins: ['plugins'],
+  transports: ['transports'],
+  agents: ['plugins'],
+  testing: ['testing'],
+  cli: ['cli'],
 };
 
 /** Files over ~25 s on 2 shared cores (fresh-clone run, vitest JSON report): npm test runs them. */
 const slow = new Set([
-  'test/agent-conversation.test.ts',
-  'test/agent-service-listen.test.ts',
-  'test/engines-asr-isolation.test.ts',
-  'test/listening-human-speech.test.ts',
-  'test/scenario-suites.test.ts',
-  'test/service-store-crash.test.ts',
-  'test/talk-cli.test.ts',
+  'test/agent/agent-conversation.test.ts',
+  'test/agent/agent-service-listen.test.ts',
+  'test/engines/engines-asr-isolation.test.ts',
+  'test/engines/listening-human-speech.test.ts',
+  'test/testing/scenario-suites.test.ts',
+  'test/service/service-store-crash.test.ts',
+  'test/cli/talk-cli.test.ts',
 ]);
 
 function roomOf(path) {
   const [top, second] = path.split('/');
-  if (top === 'src' && second in prefixes) return second;
+  if (top === 'src' && second in folders) return second;
   if (top === 'plugins' || top === 'agents') return top;
-  if (top === 'test') {
-    const prefix = second?.split(/[-.]/)[0];
-    return Object.keys(prefixes).find((room) => prefixes[room].includes(prefix));
-  }
+  if (top === 'test') return Object.keys(folders).find((room) => folders[room].includes(second));
   return undefined;
 }
 
@@ -55,17 +52,16 @@ function changedRooms() {
 
 const asked = process.argv.slice(2);
 for (const room of asked) {
-  if (!(room in prefixes)) {
-    console.error(`test:quick: no room "${room}"; rooms: ${Object.keys(prefixes).join(', ')}`);
+  if (!(room in folders)) {
+    console.error(`test:quick: no room "${room}"; rooms: ${Object.keys(folders).join(', ')}`);
     process.exit(2);
   }
 }
 const rooms = asked.length > 0 ? asked : changedRooms();
-const wanted = new Set((rooms.length > 0 ? rooms : Object.keys(prefixes)).flatMap((room) => prefixes[room]));
-const files = readdirSync('test')
-  .filter((name) => name.endsWith('.test.ts') && (wanted.has(name.split(/[-.]/)[0]) || name.startsWith('architecture-')))
-  .map((name) => `test/${name}`)
-  .filter((file) => !slow.has(file))
+const wanted = new Set([...(rooms.length > 0 ? rooms : Object.keys(folders)).flatMap((room) => folders[room]), 'project']);
+const files = [...wanted]
+  .flatMap((folder) => readdirSync(`test/${folder}`).filter((name) => name.endsWith('.test.ts')).map((name) => `test/${folder}/${name}`))
+  .filter((file) => !slow.has(file) && (!file.startsWith('test/project/') || file.includes('/architecture-')))
   .sort();
 console.error(`test:quick: rooms ${rooms.length > 0 ? rooms.join(', ') : 'all'}: ${files.length} files (${slow.size} slow files left to npm test)`);
 const run = spawnSync('npx', ['vitest', 'run', ...files], { stdio: 'inherit' });

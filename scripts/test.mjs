@@ -2,7 +2,7 @@
 // npm test [-- VITEST ARGUMENTS]: type-checks while vitest runs the suites, then prints what tsc found.
 // tsc works on one core: run first, alone, it would leave the other idle for its ~45 s. Fails if either fails.
 // The type check also emits the whole project into dist-all/ (a few seconds more than --noEmit): the package test
-// packs the package from it (test/package-install.test.ts) instead of compiling the sources a second time.
+// packs the package from it (test/project/package-install.test.ts) instead of compiling the sources a second time.
 import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';

@@ -1,7 +1,7 @@
 /** (b) The framework alone: engines replaced by doubles with hosted latencies, many calls in one process. */
 import { VoiceAgent } from '../../src/agent/index.js';
 import { runFileCall } from '../../src/transports/file/file-call.js';
-import { callerTrack, EnergyVad, FixedDialogue, AmplitudeStt, ToneTts } from '../../test/agent-doubles.js';
+import { callerTrack, EnergyVad, FixedDialogue, AmplitudeStt, ToneTts } from '../../test/support/agent-doubles.js';
 import { HostedDialogue, HostedStt, HostedTts, hostedLatencyMs } from './hosted-doubles.js';
 import { concurrentRun, mb, p, round, settledMemory } from './measure.js';
 

@@ -5,7 +5,7 @@
 import { concatMap, delay, Observable, of, timer, map } from 'rxjs';
 import type { Dialogue, DialogueInput, DialogueOutput, SpeechRequest, SpeechToText, TextToSpeech, TranscriptEvent, WorkOptions } from '../../src/agent/index.js';
 import type { AudioFrame } from '../../src/audio/index.js';
-import { AmplitudeStt, FixedDialogue, ToneTts } from '../../test/agent-doubles.js';
+import { AmplitudeStt, FixedDialogue, ToneTts } from '../../test/support/agent-doubles.js';
 
 export const hostedLatencyMs = { asrFinal: 150, ttsFirstAudio: 120, llmFirstToken: 300 };
 

@@ -6,10 +6,10 @@
 import { readFileSync } from 'node:fs';
 import { decodeMuLaw, encodeMuLaw, parseWav } from '../../src/audio/index.js';
 import { MediaStreamCaller } from '../../src/transports/index.js';
-import { CartesiaDouble } from '../../test/cartesia-double.js';
-import { DeepgramDouble } from '../../test/deepgram-double.js';
-import { ElevenLabsDouble } from '../../test/elevenlabs-double.js';
-import { FakeOpenAiServer, says, sleep } from '../../test/fake-openai-server.js';
+import { CartesiaDouble } from '../../test/support/cartesia-double.js';
+import { DeepgramDouble } from '../../test/support/deepgram-double.js';
+import { ElevenLabsDouble } from '../../test/support/elevenlabs-double.js';
+import { FakeOpenAiServer, says, sleep } from '../../test/support/fake-openai-server.js';
 import { startShoal, type RunningCommand } from '../capacity/child.js';
 
 export const latencies = { sttFinalMs: 150, ttsFirstAudioMs: 90 };

@@ -9,7 +9,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { pathToFileURL } from 'node:url';
-import { chunk, FakeOpenAiServer, startStream, type SeenRequest } from '../fake-openai-server.js';
+import { chunk, FakeOpenAiServer, startStream, type SeenRequest } from '../support/fake-openai-server.js';
 
 interface ToolCall {
   name: string;

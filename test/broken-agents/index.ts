@@ -1,7 +1,7 @@
 /**
  * Deliberately broken agents, each a regression a shipped scenario suite (test/scenarios) must catch: run the
  * named scenario against the broken agent instead of the suite's own, and it must fail with `caught`.
- * test/scenario-broken-agents.test.ts runs them; bench/scenarios.ts counts how many are caught.
+ * test/testing/scenario-broken-agents.test.ts runs them; bench/scenarios.ts counts how many are caught.
  */
 import type { EmbeddedAgentStack } from '../../src/agent/index.js';
 import { defaults as modeDefaults } from '../../src/agent/modes.js';

@@ -8,7 +8,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { pathToFileURL } from 'node:url';
-import { chunk, FakeOpenAiServer, startStream, type SeenRequest } from '../fake-openai-server.js';
+import { chunk, FakeOpenAiServer, startStream, type SeenRequest } from './fake-openai-server.js';
 
 /** The caller on file: born on the 3rd of February 1980. */
 const birthday = /(feb|february).*\b(3|third)\b|\b(3|third)\b.*(feb|february)/i;

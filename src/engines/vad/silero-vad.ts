@@ -29,8 +29,8 @@ export interface SileroVadOptions {
    * Once `settleFrames` frames in a row were quieter than this (RMS, dBFS) and scored as silence, the next quiet
    * frames are scored 0 without running the model, and leave its settled state as it was: a phone line's quiet
    * between answers costs no inference. -Infinity (the default) runs the model on every frame. At -55 the
-   * decisions on the human fixtures stay within 1 % of the model's on every frame (test/engines-vad-batch.test.ts),
-   * but the in-process recogniser heard the 8 kHz booking call worse (test/agent-asr-per-call.test.ts), so it is
+   * decisions on the human fixtures stay within 1 % of the model's on every frame (test/engines/engines-vad-batch.test.ts),
+   * but the in-process recogniser heard the 8 kHz booking call worse (test/agent/agent-asr-per-call.test.ts), so it is
    * opt-in here, or for every detector of the process with SHOAL_VAD_QUIET_BELOW_DBFS (`quietBelowFromEnv`); the
    * agent stack turns it on (`providerQuietBelowDbfs`) when a streaming provider recognises.
    */
