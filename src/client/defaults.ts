@@ -34,10 +34,11 @@ export interface LiveOptions {
   utteranceIdleMs?: number;
   /**
    * Ask the server to end each flushed utterance with an `utterance_end` event and complete utterances on it
-   * instead of on the idle gap: exact and independent of load. `shoal serve` sends it; the hosted service does
-   * not (leave this off there).
+   * instead of on the idle gap: exact and independent of load, and with billing it carries the utterance's charge.
+   * `'auto'` (the default): when the server says it sends them (`shoal serve` answers the upgrade with
+   * `Shoal-Utterance-End: supported`; the hosted service does not).
    */
-  utteranceEndEvents?: boolean;
+  utteranceEndEvents?: boolean | 'auto';
   /** Interval of WebSocket pings, ms. */
   pingIntervalMs?: number;
   /** Time without a pong (or any frame) after which the socket counts as dead and is replaced, ms. */
@@ -69,7 +70,7 @@ export const defaults = {
   retryMaxDelayMs: 60_000,
   live: {
     utteranceIdleMs: 500,
-    utteranceEndEvents: false,
+    utteranceEndEvents: 'auto',
     pingIntervalMs: 15_000,
     pingTimeoutMs: 60_000,
     maxReconnects: 3,

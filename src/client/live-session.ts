@@ -2,7 +2,7 @@ import { readCharge } from './charge.js';
 import type WebSocket from 'ws';
 import { ConnectionError, InvalidRequestError, LiveSessionError, SpeechClientError } from './errors.js';
 import { EventQueue } from './event-queue.js';
-import { decodeLiveEvent, encodeLiveEvent, frameBytes, keepAlive, liveUrl, openLiveSocket, type ServerLiveEvent } from './live-socket.js';
+import { decodeLiveEvent, encodeLiveEvent, frameBytes, keepAlive, liveUrl, openLiveSocket, type OpenedLiveSocket, type ServerLiveEvent } from './live-socket.js';
 import { describeServerError, newUtterance, timestampFields, utteranceResult, type LiveConnection, type LiveEvent, type Utterance, type UtteranceResult } from './live-utterance.js';
 
 const FATAL_STATUSES = new Set([400, 401, 402, 403, 404, 422]);
@@ -31,6 +31,8 @@ export class LiveTtsSession implements AsyncIterable<LiveEvent> {
   private idleTimer: NodeJS.Timeout | undefined;
   private stopKeepalive: () => void = () => undefined;
   private reconnects = 0;
+  /** The current socket's server sends `utterance_end` when a flush asks for it. */
+  private serverEndsUtterances = false;
 
   private constructor(private readonly connection: LiveConnection) {}
 
@@ -122,14 +124,15 @@ export class LiveTtsSession implements AsyncIterable<LiveEvent> {
     if (this.state === 'closed') throw new InvalidRequestError('the live TTS session is closed');
   }
 
-  private openSocket(signal?: AbortSignal): Promise<WebSocket> {
+  private openSocket(signal?: AbortSignal): Promise<OpenedLiveSocket> {
     const { baseUrl, headers, timestamps, options } = this.connection;
     return openLiveSocket(liveUrl(baseUrl, timestamps), headers, options.connectTimeoutMs, signal, this.connection.agent);
   }
 
-  private attach(socket: WebSocket): void {
+  private attach({ socket, utteranceEndEvents }: OpenedLiveSocket): void {
     const generation = ++this.generation;
     this.socket = socket;
+    this.serverEndsUtterances = utteranceEndEvents;
     this.started = false;
     this.finishedOnSocket = false;
     socket.on('message', (data, isBinary) => {
@@ -215,7 +218,8 @@ export class LiveTtsSession implements AsyncIterable<LiveEvent> {
   }
 
   private get endEvents(): boolean {
-    return this.connection.options.utteranceEndEvents;
+    const asked = this.connection.options.utteranceEndEvents;
+    return asked === 'auto' ? this.serverEndsUtterances : asked;
   }
 
   /** The server has sent all the audio of the oldest flushed utterance. */
@@ -281,10 +285,10 @@ export class LiveTtsSession implements AsyncIterable<LiveEvent> {
     const attempt = this.reconnects;
     this.connecting = new Promise<void>((resolve) => setTimeout(resolve, delay))
       .then(() => this.openSocket())
-      .then((socket) => {
+      .then((opened) => {
         this.connecting = null;
-        if (this.state !== 'open') return void socket.close(1000);
-        this.attach(socket);
+        if (this.state !== 'open') return void opened.socket.close(1000);
+        this.attach(opened);
         if (reconnecting) this.events.push({ type: 'reconnected', attempt });
         this.pump();
       })

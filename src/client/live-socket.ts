@@ -60,23 +60,30 @@ export { frameBytes };
  * Opens the live socket. A refused upgrade becomes the typed error of its status (401, 402, 429 …),
  * a network failure a ConnectionError, no answer within `timeoutMs` a TimeoutError.
  */
+export interface OpenedLiveSocket {
+  socket: WebSocket;
+  /** The server answered the upgrade with `Shoal-Utterance-End: supported` (shoal serve): flushes may ask for `utterance_end`. */
+  utteranceEndEvents: boolean;
+}
+
 export function openLiveSocket(
   url: string,
   headers: Record<string, string>,
   timeoutMs: number,
   signal?: AbortSignal,
   agent?: HttpAgent | HttpsAgent,
-): Promise<WebSocket> {
+): Promise<OpenedLiveSocket> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const socket = new WebSocket(url, { headers, perMessageDeflate: false, ...(agent ? { agent } : {}) });
     let settled = false;
+    let utteranceEndEvents = false;
     const settle = (error: unknown | null) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       signal?.removeEventListener('abort', onAbort);
-      if (error === null) return resolve(socket);
+      if (error === null) return resolve({ socket, utteranceEndEvents });
       socket.removeAllListeners();
       socket.on('error', () => undefined);
       socket.terminate();
@@ -85,6 +92,7 @@ export function openLiveSocket(
     const onAbort = () => settle(signal!.reason);
     const timer = setTimeout(() => settle(new TimeoutError(`live TTS: no upgrade within ${timeoutMs} ms`, timeoutMs)), timeoutMs);
     signal?.addEventListener('abort', onAbort, { once: true });
+    socket.once('upgrade', (response) => (utteranceEndEvents = response.headers['shoal-utterance-end'] === 'supported'));
     socket.once('open', () => settle(null));
     socket.once('unexpected-response', (_request, response) => {
       const parts: Buffer[] = [];

@@ -17,7 +17,7 @@ let h: Harness;
 let stack: EmbeddedAgentStack;
 beforeAll(async () => {
   h = await startHarness({ rateLimit: { requestsPerSecond: 1000, burst: 1000 } });
-  stack = await createEmbeddedAgentStack({ mode: 'balanced', stt: 'service', service: { url: h.url, apiKey: h.users.alice.key, utteranceEndEvents: true } });
+  stack = await createEmbeddedAgentStack({ mode: 'balanced', stt: 'service', service: { url: h.url, apiKey: h.users.alice.key } });
 }, 120_000);
 afterAll(async () => {
   await stack?.close();

@@ -47,9 +47,10 @@ describe('the utterance_end event of the live socket (shoal serve)', () => {
     expect(client.events.some((event) => event.event === 'utterance_end')).toBe(false);
   });
 
-  it('lets LiveTtsSession complete utterances on the event alone: no idle gap is waited for', async () => {
+  // 'auto' (the default): shoal serve answers the upgrade with `Shoal-Utterance-End: supported`, so the client asks.
+  it.each([{ utteranceEndEvents: true }, { utteranceEndEvents: 'auto' as const }, {}])('lets LiveTtsSession complete utterances on the event alone: no idle gap is waited for (%o)', async (asked) => {
     // An idle gap of a minute: if completion still waited for quiet, the flushes would not resolve in the test's time.
-    const client = new SpeechClient({ baseUrl: server.url, apiKey, live: { utteranceEndEvents: true, utteranceIdleMs: 60_000 } });
+    const client = new SpeechClient({ baseUrl: server.url, apiKey, live: { ...asked, utteranceIdleMs: 60_000 } });
     const session = await client.live({ format: 'pcm', sample_rate: 8000, reference_id: 'slt' });
     const events: LiveEvent[] = [];
     const draining = (async () => {

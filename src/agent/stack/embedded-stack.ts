@@ -33,7 +33,7 @@ export interface EmbeddedStackOptions {
   /** Voice model id for synthesis; the service's default voice when absent. */
   referenceId?: string;
   /** Use this running service instead of starting one (e.g. a hosted account). */
-  service?: { url: string; apiKey: string; /** It is Shoal's own (`shoal serve`): live flushes end with `utterance_end`, which carries their charge. */ utteranceEndEvents?: boolean };
+  service?: { url: string; apiKey: string };
   /**
    * Start the self-hosted speech service even when no `service` recogniser or synthesiser is chosen (the scenario
    * runner speaks its callers through it). Off: it starts only when one is.
@@ -110,7 +110,7 @@ export async function createEmbeddedAgentStack(options: Partial<EmbeddedStackOpt
   const needsService = o.withService === true || sttChoices.includes('service') || ttsChoices.includes('service');
   let embedded: EmbeddedService | undefined;
   const service = needsService ? (o.service ?? (embedded = await startEmbeddedService({ logLevel: 'warn', warmUp: o.warmTts }))) : undefined;
-  const client = service && new SpeechClient({ baseUrl: service.url, apiKey: service.apiKey, live: { utteranceIdleMs: o.liveUtteranceIdleMs, utteranceEndEvents: embedded !== undefined || o.service?.utteranceEndEvents === true } });
+  const client = service && new SpeechClient({ baseUrl: service.url, apiKey: service.apiKey, live: { utteranceIdleMs: o.liveUtteranceIdleMs, utteranceEndEvents: embedded !== undefined ? true : 'auto' } });
   const asr = sttChoices.includes('engine') ? new PocketSphinxEngine({ extraArguments: streamingAsrArguments, ...(o.recognizerCallsPerWorker ? { callsPerWorker: o.recognizerCallsPerWorker } : {}) }) : undefined;
   const flite = ttsChoices.includes('local') ? new FliteEngine() : undefined;
   let fallbacks = 0;

@@ -52,6 +52,8 @@ export interface SocketEndpointSpec<S extends SocketSession, Settings> {
   sessionsNoun: string;
   keyCheckIntervalMs: number;
   handleProtocols?: (protocols: Set<string>) => string | false;
+  /** Headers added to every accepted upgrade's response. */
+  upgradeHeaders?: Readonly<Record<string, string>>;
   key(headers: IncomingHttpHeaders): string | undefined;
   unauthorized: string;
   /** Writes a plain HTTP refusal on the raw socket and closes it. */
@@ -89,6 +91,8 @@ export class SocketEndpoint<S extends SocketSession, Settings = void> {
       perMessageDeflate: false,
       ...(spec.handleProtocols ? { handleProtocols: spec.handleProtocols } : {}),
     });
+    const extraHeaders = Object.entries(spec.upgradeHeaders ?? {}).map(([name, value]) => `${name}: ${value}`);
+    if (extraHeaders.length > 0) this.server.on('headers', (headers) => headers.push(...extraHeaders));
     app.server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
       if (!spec.answers(request)) return;
       this.upgrade(request, socket, head).catch((error: unknown) => {

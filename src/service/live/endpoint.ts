@@ -28,6 +28,8 @@ export class LiveEndpoint {
       maxFrameBytes: options.maxFrameBytes,
       maxSessions: options.maxSessions,
       sessionsNoun: 'live sessions',
+      // Tells clients they may ask for `utterance_end` on flushes (the hosted service does not send it).
+      upgradeHeaders: { 'Shoal-Utterance-End': 'supported' },
       keyCheckIntervalMs: options.keyCheckIntervalMs,
       key: (headers) => bearerKey(headers.authorization),
       unauthorized: unauthorizedMessage,
