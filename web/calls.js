@@ -118,6 +118,8 @@ function entryItem(entry, audio) {
       return el('li', { class: 'error' }, at, `error in ${entry.stage}: ${entry.message}`);
     case 'unavailable':
       return el('li', { class: 'unavailable' }, at, `${entry.stage} failed; the caller heard: "${entry.line}"`);
+    case 'charge':
+      return el('li', { class: 'charge' }, at, `speech service charge for recognition: ${entry.sttCharge} credits`);
     default:
       return el('li', {}, at, entry.kind);
   }

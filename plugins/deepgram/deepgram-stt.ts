@@ -1,5 +1,5 @@
 import { defer, finalize, Observable } from 'rxjs';
-import { requireKey, type CallAudio, type CallSpeechToText, type Expectation, type RecognitionCapabilities, type SpeechToText, type TranscriptEvent, type UtteranceFrame, type WorkOptions } from '../../src/agent/index.js';
+import { requireKey, sumCharges, type CallAudio, type CallSpeechToText, type Expectation, type RecognitionCapabilities, type SpeechToText, type TranscriptEvent, type UtteranceFrame, type WorkOptions } from '../../src/agent/index.js';
 import { expectedTerms } from '../provider-kit.js';
 import { DeepgramStream, type StreamUtterance } from './live-stream.js';
 import type { DeepgramResults, DeepgramWord } from './messages.js';
@@ -54,6 +54,8 @@ class DeepgramCall implements CallSpeechToText {
   private stream: DeepgramStream | undefined;
   private terms: ListenTerms = { keyterms: [] };
   private released = false;
+  /** The call's closed sockets: each resolves with what Shoal's `/v1/listen` said it billed. */
+  private readonly closings: Promise<number | undefined>[] = [];
 
   constructor(
     private readonly options: DeepgramOptions & { apiKey: string },
@@ -72,7 +74,7 @@ class DeepgramCall implements CallSpeechToText {
     this.terms = terms;
     const rate = this.call?.callerSampleRate();
     if (this.released || !this.stream || this.stream.busy || rate === undefined) return;
-    this.stream.close();
+    this.closings.push(this.stream.close());
     this.stream = new DeepgramStream(this.options, rate, terms);
   }
 
@@ -148,17 +150,20 @@ class DeepgramCall implements CallSpeechToText {
     });
   }
 
-  release(): void {
-    if (this.released) return;
-    this.released = true;
-    this.stream?.close();
-    this.stream = undefined;
+  /** Closes the socket; resolves with the credits Shoal's `/v1/listen` billed for the call's sockets, if it says. */
+  release(): Promise<number | undefined> {
+    if (!this.released) {
+      this.released = true;
+      if (this.stream) this.closings.push(this.stream.close());
+      this.stream = undefined;
+    }
+    return Promise.all(this.closings).then(sumCharges);
   }
 
   private streamFor(sampleRate: number): DeepgramStream {
     const current = this.stream;
     if (current?.usable && current.sampleRate === sampleRate && sameTerms(current.terms, this.terms)) return current;
-    if (current && !current.busy) current.close();
+    if (current && !current.busy) this.closings.push(current.close());
     this.stream = new DeepgramStream(this.options, sampleRate, this.terms);
     return this.stream;
   }

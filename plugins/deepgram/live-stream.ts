@@ -2,7 +2,7 @@ import type WebSocket from 'ws';
 import { encodeMuLaw, frameDurationMs, type AudioFrame } from '../../src/audio/index.js';
 import { ProviderError } from '../../src/agent/index.js';
 import { openProviderSocket, websocketUrl } from '../provider-kit.js';
-import { parseMessage, type DeepgramResults } from './messages.js';
+import { metadataCharge, parseMessage, type DeepgramResults } from './messages.js';
 import { baseUrlVariable, deepgramBaseUrl, keyVariable, listenQuery, type DeepgramOptions, type ListenTerms } from './options.js';
 
 /** What a stream tells one utterance's recognition. */
@@ -50,6 +50,9 @@ export class DeepgramStream {
   private keepAlive: NodeJS.Timeout | undefined;
   private failure: ProviderError | undefined;
   private closing = false;
+  private closed: Promise<number | undefined> | undefined;
+  /** What Shoal's `/v1/listen` said it billed (`Metadata`), when it says. */
+  private charge: number | undefined;
 
   constructor(
     private readonly options: DeepgramOptions & { apiKey: string },
@@ -124,24 +127,34 @@ export class DeepgramStream {
     this.settle(utterance);
   }
 
-  /** Hang-up: `CloseStream`, then the socket closes once Deepgram has sent its `Metadata` (or after a second). */
-  close(): void {
-    if (this.closing) return;
+  /**
+   * Hang-up: `CloseStream`, then the socket closes once Deepgram has sent its `Metadata` (or after a second).
+   * Resolves when it has closed, with the credits the `Metadata` said were billed (Shoal's `/v1/listen`).
+   */
+  close(): Promise<number | undefined> {
+    if (this.closed) return this.closed;
     this.closing = true;
     clearInterval(this.keepAlive);
     for (const utterance of this.utterances) clearTimeout(utterance.timer);
     const socket = this.socket;
     if (!socket) {
       this.pending.length = 0;
-      return;
+      return (this.closed = Promise.resolve(undefined));
     }
     if (socket.readyState === socket.OPEN) {
       this.sendChunk();
       socket.send(JSON.stringify({ type: 'CloseStream' }));
     }
+    if (socket.readyState === socket.CLOSED) return (this.closed = Promise.resolve(this.charge));
     const timer = setTimeout(() => socket.terminate(), 1000);
     timer.unref?.();
-    socket.once('close', () => clearTimeout(timer));
+    this.closed = new Promise((resolve) =>
+      socket.once('close', () => {
+        clearTimeout(timer);
+        resolve(this.charge);
+      }),
+    );
+    return this.closed;
   }
 
   private settle(utterance: StreamUtterance): void {
@@ -196,6 +209,8 @@ export class DeepgramStream {
       target.sink.results(message);
     } else if (message.type === 'UtteranceEnd') {
       this.covering(message.last_word_end * 1000)?.sink.utteranceEnd();
+    } else if (message.type === 'Metadata') {
+      this.charge = metadataCharge(message) ?? this.charge;
     } else if (message.type === 'Error') {
       this.fail(new ProviderError('deepgram', 'server', message.description ?? message.message ?? 'error from Deepgram'));
     }

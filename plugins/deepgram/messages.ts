@@ -22,7 +22,7 @@ export type DeepgramMessage =
   | DeepgramResults
   | { type: 'UtteranceEnd'; last_word_end: number }
   | { type: 'SpeechStarted'; timestamp: number }
-  | { type: 'Metadata'; request_id: string; duration: number }
+  | { type: 'Metadata'; request_id: string; duration: number; /** Shoal's `/v1/listen`: credits billed, a decimal string. */ shoal_charge?: string }
   | { type: 'Error'; description?: string; message?: string; variant?: string };
 
 /** The message a text frame holds, or undefined when it is not one Deepgram documents. */
@@ -41,4 +41,10 @@ export function parseMessage(text: string): DeepgramMessage | undefined {
   }
   if (type === 'UtteranceEnd' || type === 'SpeechStarted' || type === 'Metadata' || type === 'Error') return parsed as DeepgramMessage;
   return undefined;
+}
+
+/** The credits a `Metadata` says the socket was billed (Shoal's `/v1/listen` with billing); undefined otherwise. */
+export function metadataCharge(message: { shoal_charge?: unknown }): number | undefined {
+  const text = message.shoal_charge;
+  return typeof text === 'string' && /^\d+(\.\d+)?$/.test(text) ? Number(text) : undefined;
 }

@@ -7,6 +7,7 @@ import type { CallSpeechToText, ConversationMessage, SpeechToText, Transport } f
 import { inStage, type TurnStageError } from './errors.js';
 import type { AgentEvent, SessionSummary } from './events.js';
 import { CallRecord } from './call-report.js';
+import { releasedCharge } from './charges.js';
 import { CallTimers } from './call-timers.js';
 import { callerVoice } from './caller-voice.js';
 import type { ResolvedAgentOptions } from './resolve-options.js';
@@ -22,6 +23,11 @@ export class CallSession {
   readonly summary: Promise<SessionSummary>;
   readonly history: ConversationMessage[] = [];
   readonly traceId: string;
+  /**
+   * Set at hangup: the credits the call's recogniser reported as it was released (Shoal's `/v1/listen` says
+   * what it billed only as the socket closes); undefined when it reported none.
+   */
+  recognitionCharge: Promise<number | undefined> = Promise.resolve(undefined);
   private readonly events = new Subject<AgentEvent>();
   private readonly tracker = new WorkTracker();
   private readonly subscriptions: Subscription[] = [];
@@ -190,7 +196,7 @@ export class CallSession {
     this.speaking.stop();
     for (const subscription of this.subscriptions) subscription.unsubscribe();
     this.vad?.release();
-    this.callStt?.release();
+    this.recognitionCharge = releasedCharge(this.callStt?.release());
     const summary = this.record.summary(reason, this.options.clock.now());
     this.callSpan.setAttributes({
       [spanAttributes.callTurns]: summary.turns.length,

@@ -126,7 +126,11 @@ export interface CallAudio {
 
 /** A `SpeechToText` for one call's utterances; `release()` at hangup frees what it holds. */
 export interface CallSpeechToText extends SpeechToText {
-  release(): void;
+  /**
+   * Frees what the call holds. May resolve with the credits the speech service billed for the call's recognition
+   * when it reports that only as the call's socket closes (Shoal's `/v1/listen`: `shoal_charge` in `Metadata`).
+   */
+  release(): void | Promise<number | undefined>;
   /**
    * Optional: what the caller is expected to say from the next utterance on (`undefined`: anything), set
    * by the session after each agent reply. Recognizers that support it listen for those answers.

@@ -63,6 +63,7 @@ function describe(record: CallRecord): string[] {
     } else if (entry.kind === 'keypad') out.push(`${at}  keypad: ${entry.digits}`);
     else if (entry.kind === 'interrupted') out.push(`${at}  barge-in after: ${entry.playedText}`);
     else if (entry.kind === 'error') out.push(`${at}  error (${entry.stage}): ${entry.message}`);
+    else if (entry.kind === 'charge') out.push(`${at}  speech service charge for recognition: ${entry.sttCharge} credits`);
     else out.push(`${at}  unavailable (${entry.stage}): ${entry.line}`);
   }
   return out;

@@ -20,7 +20,9 @@ export type CallEntry =
   | { kind: 'interrupted'; atMs: number; turn: number; playedText: string }
   | { kind: 'keypad'; atMs: number; digits: string }
   | { kind: 'error'; atMs: number; stage: string; message: string }
-  | { kind: 'unavailable'; atMs: number; stage: string; line: string };
+  | { kind: 'unavailable'; atMs: number; stage: string; line: string }
+  /** What the speech service billed for the call's recognition, reported only as the call ended (Shoal's `/v1/listen`). */
+  | { kind: 'charge'; atMs: number; sttCharge: number };
 
 /** A call as the records keep it: who, when, how it ended, and what happened in it. */
 export interface CallRecord {

@@ -59,6 +59,7 @@ export function chargeOf(entries: readonly CallEntry[]): number | null {
   let charge: number | undefined;
   for (const entry of entries) {
     if (entry.kind === 'turn') charge = addCharges(addCharges(charge, entry.metrics.sttCharge), entry.metrics.ttsCharge);
+    else if (entry.kind === 'charge') charge = addCharges(charge, entry.sttCharge);
   }
   return charge ?? null;
 }

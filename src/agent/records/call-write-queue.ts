@@ -59,6 +59,8 @@ export class CallWriteQueue {
   /** The spool's replay while the process runs, until the spool is empty. */
   private replaying: Promise<void> | undefined;
   queued = 0;
+  /** Writes promised by `pushWhen` and not pushed yet. */
+  private promised = 0;
 
   constructor(readonly store: CallRecordStore, options: WriteQueueOptions = {}) {
     this.options = { ...writeQueueDefaults, ...options };
@@ -84,10 +86,21 @@ export class CallWriteQueue {
     if (!call.draining) void this.drain(write.callId, call);
   }
 
-  /** Resolves once every queued write is done, or after `waitMs`. */
+  /** Pushes the writes `later` resolves with; `settled()` and `close()` wait for them as for queued writes. */
+  pushWhen(later: Promise<readonly CallWrite[]>): void {
+    this.promised++;
+    void later
+      .then((writes) => writes.forEach((write) => this.push(write)), () => undefined)
+      .finally(() => {
+        this.promised--;
+        this.wake();
+      });
+  }
+
+  /** Resolves once every queued (and promised) write is done, or after `waitMs`. */
   async settled(waitMs = Number.POSITIVE_INFINITY): Promise<void> {
     const deadline = Date.now() + waitMs;
-    while (this.queued > 0 && Date.now() < deadline) {
+    while ((this.queued > 0 || this.promised > 0) && Date.now() < deadline) {
       await new Promise<void>((resolve) => {
         const wake = () => (clearTimeout(timer), this.wakers.delete(wake), resolve());
         const timer = setTimeout(wake, Math.min(deadline - Date.now(), 50));

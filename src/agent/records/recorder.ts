@@ -3,6 +3,7 @@ import type { AgentEvent } from '../events.js';
 import type { CallRecording } from './call-audio.js';
 import type { RecordingStore } from './recording-store.js';
 import type { CallEntry, CallRecordStore, TransportDescription } from './call-record.js';
+import type { CallWrite } from './call-spool.js';
 import { CallWriteQueue } from './call-write-queue.js';
 import { redactText, redactValue, type RedactionKind } from './redact.js';
 
@@ -37,6 +38,8 @@ export const recordDefaults = { flushEveryMs: 250 };
 export interface RecordedCall {
   readonly events$: { subscribe(next: (event: AgentEvent) => void): unknown };
   readonly traceId: string;
+  /** Read at hangup: credits the recogniser reported only as it was released (`CallSession.recognitionCharge`). */
+  readonly recognitionCharge?: Promise<number | undefined>;
 }
 
 export interface CallFacts {
@@ -152,8 +155,14 @@ export function recordCall(records: CallRecords, session: RecordedCall, facts: C
       if (timer) clearTimeout(timer);
       flush();
       const end = { endedAt: new Date().toISOString(), endedBy: redactText(event.reason, kinds), durationMs: Math.round(event.summary.durationMs) };
-      queue.push({ op: 'end', callId, end });
       void facts.audio?.end();
+      // The record ends once the recogniser has said what it billed (at most its socket's close, about a second).
+      queue.pushWhen(
+        (session.recognitionCharge ?? Promise.resolve(undefined)).then((sttCharge): CallWrite[] => [
+          ...(sttCharge !== undefined ? [{ op: 'append' as const, callId, firstSeq: nextSeq++, entries: [{ kind: 'charge' as const, atMs, sttCharge }] }] : []),
+          { op: 'end', callId, end },
+        ]),
+      );
     }
   });
 }

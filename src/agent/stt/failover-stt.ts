@@ -2,6 +2,7 @@ import { defer, finalize, from, map, Observable, ReplaySubject, switchMap, take,
 import { Resampler } from '../../audio/index.js';
 import type { Expectation } from '../../speech/index.js';
 import type { CallAudio, CallSpeechToText, RecognitionCapabilities, SpeechToText, TranscriptEvent, UtteranceFrame, WorkOptions } from '../contracts.js';
+import { releasedCharge, sumCharges } from '../charges.js';
 import { countFailover } from '../provider-metrics.js';
 import { ProviderError, isProviderError } from '../providers.js';
 
@@ -115,10 +116,12 @@ class FailoverCall implements CallSpeechToText {
     });
   }
 
-  release(): void {
-    if (this.released) return;
+  /** Releases each provider's call; resolves with the credits they reported at release, summed. */
+  release(): Promise<number | undefined> {
+    if (this.released) return Promise.resolve(undefined);
     this.released = true;
-    for (const call of this.calls) (call as CallSpeechToText | undefined)?.release?.();
+    const charges = this.calls.map((call) => releasedCharge((call as CallSpeechToText | undefined)?.release?.()));
+    return Promise.all(charges).then(sumCharges);
   }
 
   private recogniserAt(index: number): SpeechToText {
