@@ -1,21 +1,21 @@
-import { chargeText } from '../http/gate.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { RawData, WebSocket } from 'ws';
 import { concatBytes, type AsyncStreamingEncoder } from '../../audio/index.js';
 import { openEncoder } from '../../engines/index.js';
-import { ServiceError, type Principal, type Reservation } from '../accounts.js';
+import { ServiceError, type Principal } from '../accounts.js';
 import type { ServiceContext } from '../context.js';
 import { RequestValidationError, statusOf } from '../http/errors.js';
+import { chargeText } from '../http/gate.js';
 import { decodeMsgpack, encodeMsgpack } from '../http/msgpack.js';
 import type { ServerSpan } from '../http/tracing.js';
 import { chunkAlignment } from '../tts/alignment.js';
 import { encodeInPieces } from '../tts/encoded-stream.js';
-import { DeliveredText } from '../tts/delivered-text.js';
 import type { ModelProfile } from '../tts/models.js';
 import { prepareTts, type TtsPlan } from '../tts/prepare.js';
 import { synthesizeChunks, workingSampleRate, type SynthesizedChunk } from '../tts/synthesis.js';
 import { planChunks } from '../tts/text-plan.js';
 import type { LiveOptions } from './options.js';
+import { RoundBilling } from './round-billing.js';
 import { completeText, drainPaddingMs } from './segmenting.js';
 import { spanAttributes } from '../../tracing/index.js';
 import { countTimeout } from '../../metrics/index.js';
@@ -53,14 +53,8 @@ export class LiveTtsSession {
   private speaker = 0;
   private audioMs = 0;
   private seq = 0;
-  /** The round's credit hold, grown segment by segment before each is synthesised. */
-  private reservation: Reservation | undefined;
-  /** Billed characters of the round's segments whose audio was all sent. */
-  private deliveredCharacters = 0;
-  /** Of `deliveredCharacters`, those whose charge an `utterance_end` already reported. */
-  private reportedCharacters = 0;
-  /** The segment being sent now. */
-  private segment: DeliveredText | undefined;
+  /** The round's credit hold and what it has delivered. */
+  private billing: RoundBilling | undefined;
   private round = 0;
   private draining = false;
   private lastPong = Date.now();
@@ -207,7 +201,12 @@ export class LiveTtsSession {
         if (this.state === 'stopping') return;
         this.requireActive('flush');
         this.enqueue(this.takeBuffer());
-        if (frame.utterance_end === true) this.afterSpeech(() => this.send({ event: 'utterance_end', ...this.utteranceCharge() }));
+        if (frame.utterance_end === true) {
+          this.afterSpeech(() => {
+            const charge = this.billing?.utteranceCharge();
+            this.send({ event: 'utterance_end', ...(charge !== undefined ? { charge } : {}) });
+          });
+        }
         return;
       case 'stop':
         if (this.state === 'waiting') return this.finish();
@@ -239,9 +238,7 @@ export class LiveTtsSession {
     this.plan = await prepareTts({ body, msgpack: true, principal, model }, service);
     this.encoder = await openEncoder({ ...this.plan.encoder, inputSampleRate: workingSampleRate });
     this.round += 1;
-    this.reservation = await service.accounts.reserve(principal, { kind: 'tts', characters: 0 }, `${this.setup.id}:${this.round}`);
-    this.deliveredCharacters = 0;
-    this.reportedCharacters = 0;
+    this.billing = new RoundBilling(await service.accounts.reserve(principal, { kind: 'tts', characters: 0 }, `${this.setup.id}:${this.round}`));
     this.state = 'active';
     this.buffer = this.plan.request.text;
     this.speaker = 0;
@@ -279,10 +276,11 @@ export class LiveTtsSession {
     const plan = this.plan!;
     const { chunks, lastSpeaker, characters } = planChunks(text, plan.chunking, plan.synthesis.voices.length, this.speaker);
     this.speaker = lastSpeaker;
-    await this.reservation!.extend({ kind: 'tts', characters });
+    const billing = this.billing!;
+    await billing.reserve(characters);
     if (this.ended()) return;
     const engine = this.setup.service.engines.tts();
-    const segment = (this.segment = new DeliveredText(chunks, characters));
+    const segment = billing.sending(chunks, characters);
     let index = 0;
     for await (const chunk of synthesizeChunks(engine, chunks, plan.synthesis, { signal: this.controller.signal, trace: this.setup.span.context })) {
       await this.clientCaughtUp();
@@ -291,8 +289,7 @@ export class LiveTtsSession {
       segment.sent(chunk.chunk);
       await this.sendAudio(chunk, last);
     }
-    this.deliveredCharacters += segment.characters;
-    this.segment = undefined;
+    billing.segmentDone();
   }
 
   /** Sends a chunk's audio: piece by piece on the plain endpoint, as one event with its alignment on with-timestamp. */
@@ -344,30 +341,17 @@ export class LiveTtsSession {
     }
   }
 
-  /** The charge of the characters delivered since the last `utterance_end`; the round's debit is their sum. */
-  private utteranceCharge(): { charge?: string } {
-    const characters = this.deliveredCharacters - this.reportedCharacters;
-    this.reportedCharacters = this.deliveredCharacters;
-    const charge = chargeText(this.reservation?.quote({ kind: 'tts', characters }) ?? null);
-    return charge !== undefined ? { charge } : {};
-  }
-
   /**
-   * Bills the characters whose audio was sent this round (a segment cut short by a share) and ends its hold;
+   * Bills the characters whose audio was sent this round (a segment cut short by a stop) and ends its hold;
    * the micro-credits debited (null where requests are not billed).
    */
   private async settle(): Promise<number | null> {
-    const reservation = this.reservation;
-    if (!reservation) return null;
-    const characters = this.deliveredCharacters + (this.segment?.characters ?? 0);
-    this.reservation = undefined;
-    this.deliveredCharacters = 0;
-    this.segment = undefined;
-    const chargeMicros = await reservation.settle(characters > 0 ? { kind: 'tts', characters } : null);
-    if (characters === 0) return chargeMicros;
-    const { service } = this.setup;
-    await Promise.all((this.plan?.referenceIds ?? []).map((referenceId) => service.voices.recordUse?.(referenceId)));
-    return chargeMicros;
+    const billing = this.billing;
+    if (!billing) return null;
+    this.billing = undefined;
+    const { characters, micros } = await billing.settle();
+    if (characters > 0) await Promise.all((this.plan?.referenceIds ?? []).map((referenceId) => this.setup.service.voices.recordUse?.(referenceId)));
+    return micros;
   }
 
   private async encoderEnd(): Promise<Uint8Array | undefined> {
