@@ -1,8 +1,8 @@
 import type WebSocket from 'ws';
 import { encodeMuLaw, frameDurationMs, type AudioFrame } from '../../src/audio/index.js';
-import { ProviderError } from '../../src/agent/index.js';
+import { ProviderError, readCharge } from '../../src/agent/index.js';
 import { openProviderSocket, websocketUrl } from '../provider-kit.js';
-import { metadataCharge, parseMessage, type DeepgramResults } from './messages.js';
+import { parseMessage, type DeepgramResults } from './messages.js';
 import { baseUrlVariable, deepgramBaseUrl, keyVariable, listenQuery, type DeepgramOptions, type ListenTerms } from './options.js';
 
 /** What a stream tells one utterance's recognition. */
@@ -210,7 +210,7 @@ export class DeepgramStream {
     } else if (message.type === 'UtteranceEnd') {
       this.covering(message.last_word_end * 1000)?.sink.utteranceEnd();
     } else if (message.type === 'Metadata') {
-      this.charge = metadataCharge(message) ?? this.charge;
+      this.charge = readCharge(message.shoal_charge) ?? this.charge;
     } else if (message.type === 'Error') {
       this.fail(new ProviderError('deepgram', 'server', message.description ?? message.message ?? 'error from Deepgram'));
     }

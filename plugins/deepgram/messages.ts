@@ -42,9 +42,3 @@ export function parseMessage(text: string): DeepgramMessage | undefined {
   if (type === 'UtteranceEnd' || type === 'SpeechStarted' || type === 'Metadata' || type === 'Error') return parsed as DeepgramMessage;
   return undefined;
 }
-
-/** The credits a `Metadata` says the socket was billed (Shoal's `/v1/listen` with billing); undefined otherwise. */
-export function metadataCharge(message: { shoal_charge?: unknown }): number | undefined {
-  const text = message.shoal_charge;
-  return typeof text === 'string' && /^\d+(\.\d+)?$/.test(text) ? Number(text) : undefined;
-}

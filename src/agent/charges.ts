@@ -1,5 +1,7 @@
 import { addCharges } from '../client/index.js';
 
+export { readCharge } from '../client/index.js';
+
 /** Credits summed without binary-fraction drift; undefined when none was reported. */
 export function sumCharges(charges: readonly (number | void | undefined)[]): number | undefined {
   let sum: number | undefined;

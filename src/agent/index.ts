@@ -12,7 +12,7 @@
 export * from './contracts.js';
 export { isOpenVocabulary, noAnswers, yesAnswers, type Expectation, type ExpectationKind } from '../speech/index.js';
 export { VoiceAgent } from './voice-agent.js';
-export { releasedCharge, sumCharges } from './charges.js';
+export { readCharge, releasedCharge, sumCharges } from './charges.js';
 export { ProviderError, failureOfStatus, isProviderError, parseProviderChoices, requireKey, type ProviderChoice, type ProviderDescriptor, type ProviderFailure, type ProviderSettings } from './providers.js';
 export { CallSession } from './call-session.js';
 export { defaults as agentDefaults, type VoiceAgentOptions, type InterruptionOptions } from './options.js';
