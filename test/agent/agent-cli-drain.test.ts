@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MediaStreamCaller } from '../../src/transports/index.js';
+import { shoalEntry } from '../support/shoal-entry.js';
 
 const root = join(import.meta.dirname, '../..');
 /** One second of mu-law silence (0xff), played as 20 ms frames in real time. */
@@ -9,7 +10,7 @@ const oneSecond = new Uint8Array(8000).fill(0xff);
 
 describe('shoal agent on SIGTERM', () => {
   it('stops taking calls, lets the call in progress go on until the caller hangs up, then exits 0', async () => {
-    const child = spawn(process.execPath, ['bin/shoal.js', 'agent', '--port', '0', '--drain-timeout', '60000', '--log-level', 'silent'], {
+    const child = spawn(process.execPath, [shoalEntry(), 'agent', '--port', '0', '--drain-timeout', '60000', '--log-level', 'silent'], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

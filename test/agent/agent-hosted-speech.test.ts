@@ -13,6 +13,7 @@ import { asrChoice, describeSpeech } from '../../src/cli/speech-engines.js';
 import { startHostedDouble, type HostedDouble } from '../support/hosted-service-double.js';
 import { parsePrometheus } from '../support/prometheus-text.js';
 import { VirtualPhone } from '../support/virtual-phone.js';
+import { shoalEntry } from '../support/shoal-entry.js';
 
 const script = fileURLToPath(new URL('../../examples/scripts/parcel-line.yaml', import.meta.url));
 /** Nothing in the recording sounds like this: only the service can have heard it. */
@@ -86,7 +87,7 @@ describe('--asr: where recognition runs', () => {
     expect(asrChoice({ asr: 'service' })).toBe('service');
   });
 
-  const shoal = fileURLToPath(new URL('../../bin/shoal.js', import.meta.url));
+  const shoal = shoalEntry();
   /** Starts `shoal agent` with `args`, returns its start-up lines and whether its process mapped pocketsphinx. */
   async function startUp(args: string[]): Promise<{ lines: string; pocketsphinx: boolean }> {
     const child = spawn(process.execPath, [shoal, 'agent', '--port', '0', '--log-level', 'warn', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SHOAL_API_KEY: 'hosted-key' } });

@@ -13,6 +13,7 @@ import { showCall } from '../../src/cli/run-calls.js';
 import { openPgStores } from '../../src/service/store/index.js';
 import { fleetCluster } from '../support/fleet-harness.js';
 import { virtualCall } from '../support/agent-virtual-call.js';
+import { shoalEntry } from '../support/shoal-entry.js';
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '../..');
@@ -125,7 +126,7 @@ describe('call records in PostgreSQL', () => {
       const killed = await other.get('killed-call');
       expect(killed).toMatchObject({ finished: false, transport: { kind: 'phone', carrier: 'twilio' }, entries: [{ kind: 'turn', userText: 'hello', agentText: 'hi there' }] });
       expect(killed!.endedAt).toBeUndefined();
-      const { stdout } = await run(process.execPath, ['bin/shoal.js', 'calls', 'list', '--database', url, '--json'], { cwd: root, timeout: 60_000 });
+      const { stdout } = await run(process.execPath, [shoalEntry(), 'calls', 'list', '--database', url, '--json'], { cwd: root, timeout: 60_000 });
       expect((JSON.parse(stdout) as { calls: Array<{ id: string }> }).calls.map((call) => call.id)).toEqual(listed.map((call) => call.id));
       const printed: string[] = [];
       const write = vi.spyOn(process.stdout, 'write').mockImplementation((text) => (printed.push(String(text)), true));

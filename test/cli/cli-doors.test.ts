@@ -8,18 +8,19 @@ import twilio from 'twilio';
 import { InvalidArgumentError } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { parseNumberBetween, parsePort, parsePositiveInteger, parsePositiveNumber } from '../../src/cli/parse.js';
+import { shoalEntry } from '../support/shoal-entry.js';
 
 /** `shoal` as a user runs it: careless starts get one clear line, and secrets never reach logs or /metrics. */
 const root = join(import.meta.dirname, '../..');
 const dir = mkdtempSync(join(tmpdir(), 'shoal-doors-'));
 
 function shoal(args: string[], env: Record<string, string> = {}) {
-  return spawnSync(process.execPath, ['bin/shoal.js', ...args], { cwd: root, encoding: 'utf8', timeout: 120_000, env: { ...process.env, ...env } });
+  return spawnSync(process.execPath, [shoalEntry(), ...args], { cwd: root, encoding: 'utf8', timeout: 120_000, env: { ...process.env, ...env } });
 }
 
 /** Starts a long-running command, waits for `ready` in its output, runs `work`, then stops it; returns all it printed. */
 async function running(args: string[], env: Record<string, string>, ready: RegExp, work: (match: RegExpExecArray) => Promise<void>): Promise<string> {
-  const child = spawn(process.execPath, ['bin/shoal.js', ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, [shoalEntry(), ...args], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let output = '';
   const exited = new Promise((resolve) => child.once('exit', resolve));
   try {
@@ -44,6 +45,14 @@ async function running(args: string[], env: Record<string, string>, ready: RegEx
   }
   return output;
 }
+
+describe('bin/shoal.js in a checkout', () => {
+  it('starts from the TypeScript sources (the other tests start a compiled copy of them)', () => {
+    const help = spawnSync(process.execPath, [join(root, 'bin', 'shoal.js'), 'serve', '--help'], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: shoal serve \[options\]/);
+  });
+});
 
 describe('careless starts', () => {
   it('shoal serve on a port in use says so in one line and exits non-zero', async () => {

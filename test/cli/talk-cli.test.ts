@@ -8,6 +8,7 @@ import { encodeWav, parseWav } from '../../src/audio/index.js';
 import { spanAttributePattern } from '../../src/tracing/index.js';
 import { SqliteCallStore } from '../../src/agent/index.js';
 import { startCollector } from '../support/otlp-collector.js';
+import { shoalEntry } from '../support/shoal-entry.js';
 
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'shoal-talk-'));
@@ -20,7 +21,7 @@ describe('shoal talk', () => {
   it('plays a mu-law 8 kHz call into the receptionist, prints one JSON object per turn and writes the aligned reply', async () => {
     const out = join(dir, 'reply.wav');
     const unrecorded = join(dir, 'unrecorded');
-    const { stdout } = await run('node', ['bin/shoal.js', 'talk', '--in', fixture('booking-8k-ulaw.wav'), '--out', out, '--json', '--fast', '--mode', 'balanced', '--data-dir', unrecorded, '--no-call-records'], {
+    const { stdout } = await run('node', [shoalEntry(), 'talk', '--in', fixture('booking-8k-ulaw.wav'), '--out', out, '--json', '--fast', '--mode', 'balanced', '--data-dir', unrecorded, '--no-call-records'], {
       timeout: 240_000,
     });
     const turns = stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
@@ -48,7 +49,7 @@ describe('shoal talk', () => {
     const collector = await startCollector();
     try {
       const records = join(dir, 'records');
-      const { stdout } = await run('node', ['bin/shoal.js', 'talk', '--in', firstTurn, '--agent', 'support', '--fast', '--data-dir', records], {
+      const { stdout } = await run('node', [shoalEntry(), 'talk', '--in', firstTurn, '--agent', 'support', '--fast', '--data-dir', records], {
         timeout: 240_000,
         env: { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_SERVICE_NAME: 'talk-under-test' },
       });
@@ -81,7 +82,7 @@ describe('shoal talk', () => {
   it('hears an 8 kHz phone call of real human answers as the telephony path does, and the script routes it', async () => {
     const { stdout } = await run(
       'node',
-      ['bin/shoal.js', 'talk', '--script', 'examples/scripts/parcel-line.yaml', '--in', 'test/fixtures/human-calls/parcel-8k-ulaw.wav', '--json', '--fast'],
+      [shoalEntry(), 'talk', '--script', 'examples/scripts/parcel-line.yaml', '--in', 'test/fixtures/human-calls/parcel-8k-ulaw.wav', '--json', '--fast'],
       { timeout: 240_000 },
     );
     const turns = stdout.trim().split('\n').map((line) => JSON.parse(line) as { user_text: string; agent_text: string });
@@ -92,14 +93,14 @@ describe('shoal talk', () => {
 
   it('a missing input file is a clear error and writes nothing', async () => {
     const out = join(dir, 'never.wav');
-    const failure = await run('node', ['bin/shoal.js', 'talk', '--in', join(dir, 'missing.wav'), '--out', out]).catch((error: { code: number; stderr: string }) => error);
+    const failure = await run('node', [shoalEntry(), 'talk', '--in', join(dir, 'missing.wav'), '--out', out]).catch((error: { code: number; stderr: string }) => error);
     expect((failure as { code: number }).code).toBe(1);
     expect((failure as { stderr: string }).stderr).toMatch(/cannot read --in .*missing\.wav: ENOENT/);
     expect(existsSync(out)).toBe(false);
   });
 
   it('an unknown agent names the ones that exist', async () => {
-    const failure = await run('node', ['bin/shoal.js', 'talk', '--in', fixture('support-16k.wav'), '--agent', 'nobody']).catch((error: { code: number; stderr: string }) => error);
+    const failure = await run('node', [shoalEntry(), 'talk', '--in', fixture('support-16k.wav'), '--agent', 'nobody']).catch((error: { code: number; stderr: string }) => error);
     expect((failure as { stderr: string }).stderr).toMatch(/unknown agent "nobody"; available: .*receptionist/);
   });
 });

@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeWav, parseWav } from '../../src/audio/index.js';
 import { FakeOpenAiServer, says } from '../support/fake-openai-server.js';
+import { shoalEntry } from '../support/shoal-entry.js';
 
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'shoal-talk-llm-'));
@@ -32,7 +33,7 @@ describe('shoal talk --llm-url', () => {
     writeFileSync(twoTurns, encodeWav(call.samples.subarray(0, 9 * call.sampleRate), call.sampleRate));
     const { stdout } = await run(
       'node',
-      ['bin/shoal.js', 'talk', '--in', twoTurns, '--fast', '--llm-url', fake.baseUrl, '--llm-model', 'local-model', '--llm-key', 'sk-local', '--instructions', instructions],
+      [shoalEntry(), 'talk', '--in', twoTurns, '--fast', '--llm-url', fake.baseUrl, '--llm-model', 'local-model', '--llm-key', 'sk-local', '--instructions', instructions],
       { timeout: 240_000 },
     );
     expect(stdout).toMatch(/caller: what is my account balance\nagent: {2}You said what is my account balance\./);
@@ -51,9 +52,9 @@ describe('shoal talk --llm-url', () => {
   }, 300_000);
 
   it('refuses an --llm-url that is not a URL, and --llm-model without --llm-url', async () => {
-    const notUrl = await run('node', ['bin/shoal.js', 'talk', '--in', fixture('support-16k.wav'), '--llm-url', 'localhost:8080']).catch((error: { stderr: string }) => error);
+    const notUrl = await run('node', [shoalEntry(), 'talk', '--in', fixture('support-16k.wav'), '--llm-url', 'localhost:8080']).catch((error: { stderr: string }) => error);
     expect((notUrl as { stderr: string }).stderr).toMatch(/--llm-url.*expected the base URL of an OpenAI-compatible API/);
-    const stray = await run('node', ['bin/shoal.js', 'talk', '--in', fixture('support-16k.wav'), '--llm-model', 'x']).catch((error: { stderr: string }) => error);
+    const stray = await run('node', [shoalEntry(), 'talk', '--in', fixture('support-16k.wav'), '--llm-model', 'x']).catch((error: { stderr: string }) => error);
     expect((stray as { stderr: string }).stderr).toMatch(/--llm-model needs --llm-url/);
   }, 120_000);
 });

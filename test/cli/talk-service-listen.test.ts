@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeWav, parseWav } from '../../src/audio/index.js';
 import { startEmbeddedService, type EmbeddedService } from '../../src/service/index.js';
 import { startCountingProxy } from '../support/counting-proxy.js';
+import { shoalEntry } from '../support/shoal-entry.js';
 
 const run = promisify(execFile);
 const script = fileURLToPath(new URL('../../examples/scripts/parcel-line.yaml', import.meta.url));
@@ -36,7 +37,7 @@ async function talkBehind(refuseListen: boolean) {
   try {
     const { stdout, stderr } = await run(
       'node',
-      ['bin/shoal.js', 'talk', '--in', caller, '--script', script, '--service-url', proxy.url, '--json', '--fast', '--no-call-records', '--data-dir', join(dir, 'records')],
+      [shoalEntry(), 'talk', '--in', caller, '--script', script, '--service-url', proxy.url, '--json', '--fast', '--no-call-records', '--data-dir', join(dir, 'records')],
       { timeout: 60_000, env: { ...process.env, SHOAL_API_KEY: service.apiKey } },
     );
     const turns = stdout.trim().split('\n').map((line) => JSON.parse(line) as { user_text: string; agent_text: string });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { shoalEntry } from '../support/shoal-entry.js';
 
 const run = promisify(execFile);
 
@@ -12,7 +13,7 @@ describe('a flow that does not load, on the command line', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'shoal-flow-cli-')), 'bad.yaml');
     // global_tools is checked first but written last: the lines come out in file order.
     writeFileSync(file, 'name: bad\nstart: a\nllm: { url: "http://127.0.0.1:9/v1" }\nstates:\n  a:\n    llm: { task: hi, tools: [nope] }\n    on_tool: { nope: { goto: b } }\nglobal_tools: [crm.lookup]\n');
-    const failed = await run(process.execPath, ['bin/shoal.js', 'talk', '--in', 'test/fixtures/calls/booking-16k.wav', '--script', file]).then(
+    const failed = await run(process.execPath, [shoalEntry(), 'talk', '--in', 'test/fixtures/calls/booking-16k.wav', '--script', file]).then(
       () => undefined,
       (error: { code: number; stderr: string }) => error,
     );

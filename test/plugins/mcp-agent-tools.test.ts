@@ -18,6 +18,7 @@ import type { McpServer } from '../../plugins/index.js';
 import { AgentResources, loadScenarios, scenarioDialogue } from '../../src/testing/index.js';
 import { callsTools, FakeOpenAiServer, says } from '../support/fake-openai-server.js';
 import { alive } from '../support/shoal-process.js';
+import { shoalEntry } from '../support/shoal-entry.js';
 
 const serverScript = resolve('test/support/mcp-bank-server.ts');
 const dir = mkdtempSync(join(tmpdir(), 'shoal-mcp-agent-'));
@@ -28,7 +29,7 @@ const respond = (agent: Dialogue, userText: string, kept?: boolean) =>
 
 const shoal = (args: string[]) =>
   new Promise<{ code: number | null; stderr: string }>((done) =>
-    execFile(process.execPath, ['bin/shoal.js', ...args], (error, _stdout, stderr) => done({ code: error ? (error.code as number) : 0, stderr })),
+    execFile(process.execPath, [shoalEntry(), ...args], (error, _stdout, stderr) => done({ code: error ? (error.code as number) : 0, stderr })),
   );
 
 const model = new FakeOpenAiServer();

@@ -7,6 +7,7 @@ import { ElevenLabsDouble } from '../support/elevenlabs-double.js';
 import { startOpenAiAudioDouble } from '../support/openai-audio-double.js';
 import { speechChoice } from '../../src/cli/speech-providers.js';
 import { createServer } from 'node:net';
+import { shoalEntry } from '../support/shoal-entry.js';
 
 /** The URL of a port nothing listens on. */
 async function closedPort(): Promise<string> {
@@ -29,7 +30,7 @@ interface Turn {
 
 /** `shoal talk` on the booking call with recognition by the Deepgram double; its turns, stderr and exit code. */
 async function talk(deepgramUrl: string, args: string[], env: Record<string, string>) {
-  const result = await run('node', ['bin/shoal.js', 'talk', '--in', fixture, '--json', '--fast', '--stt', 'deepgram', '--stt-url', deepgramUrl, ...args], {
+  const result = await run('node', [shoalEntry(), 'talk', '--in', fixture, '--json', '--fast', '--stt', 'deepgram', '--stt-url', deepgramUrl, ...args], {
     timeout: 120_000,
     env: { ...process.env, DEEPGRAM_API_KEY: 'test-key', CARTESIA_API_KEY: '', ELEVENLABS_API_KEY: '', ...env },
   }).then(

@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProviderSetupError, speechChoice } from '../../src/cli/speech-providers.js';
 import { DeepgramDouble } from '../support/deepgram-double.js';
+import { shoalEntry } from '../support/shoal-entry.js';
 
 const run = promisify(execFile);
 const fixture = (name: string) => new URL(`../fixtures/calls/${name}`, import.meta.url).pathname;
@@ -56,7 +57,7 @@ describe('shoal talk --stt deepgram', () => {
   afterAll(() => double.close());
 
   it('hears a phone call through Deepgram at its own rate and encoding, and reports the provider per turn', async () => {
-    const { stdout } = await run('node', ['bin/shoal.js', 'talk', '--in', fixture('booking-8k-ulaw.wav'), '--json', '--fast', '--stt', 'deepgram:nova-3', '--stt-url', double.url], {
+    const { stdout } = await run('node', [shoalEntry(), 'talk', '--in', fixture('booking-8k-ulaw.wav'), '--json', '--fast', '--stt', 'deepgram:nova-3', '--stt-url', double.url], {
       timeout: 120_000,
       env: { ...process.env, DEEPGRAM_API_KEY: 'test-key' },
     });
@@ -72,7 +73,7 @@ describe('shoal talk --stt deepgram', () => {
   }, 120_000);
 
   it('a missing key is one line naming the variable, before anything starts', async () => {
-    const failed = await run('node', ['bin/shoal.js', 'talk', '--in', fixture('booking-8k-ulaw.wav'), '--fast', '--stt', 'deepgram'], {
+    const failed = await run('node', [shoalEntry(), 'talk', '--in', fixture('booking-8k-ulaw.wav'), '--fast', '--stt', 'deepgram'], {
       timeout: 60_000,
       env: { ...process.env, DEEPGRAM_API_KEY: '' },
     }).catch((error: { code: number; stderr: string }) => error);

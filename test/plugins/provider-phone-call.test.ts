@@ -13,7 +13,7 @@ import { phoneTurn } from '../support/provider-audio.js';
 // A phone call over Twilio's media stream to an agent that hears through Deepgram and speaks through Cartesia
 // (their protocol doubles), with an LLM double for the dialogue.
 describe('a Twilio phone call with --stt deepgram --tts cartesia', () => {
-  const saved = { ...process.env };
+  const saved = { DEEPGRAM_API_KEY: process.env['DEEPGRAM_API_KEY'], CARTESIA_API_KEY: process.env['CARTESIA_API_KEY'] };
   let stt: DeepgramDouble;
   let tts: CartesiaDouble;
   const llm = new FakeOpenAiServer();
@@ -47,7 +47,12 @@ describe('a Twilio phone call with --stt deepgram --tts cartesia', () => {
   afterAll(async () => {
     await app?.close();
     await Promise.all([stt?.close(), tts?.close(), llm.close()]);
-    process.env = saved;
+    // Key by key: a plain object put in place of process.env would no longer reach the environment (os.tmpdir()
+    // reads TMPDIR from it) for the files this worker runs next.
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
   });
 
   it('hears the caller through Deepgram, answers through Cartesia, and the audio leaves as the line\'s mu-law untouched', async () => {

@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CartesiaDouble } from '../support/cartesia-double.js';
 import { DeepgramDouble } from '../support/deepgram-double.js';
+import { shoalEntry } from '../support/shoal-entry.js';
 
 const run = promisify(execFile);
 
@@ -20,7 +21,7 @@ describe('shoal test --stt deepgram --tts cartesia', () => {
   it('runs a scenario suite on the doubles', async () => {
     const { stdout } = await run(
       'node',
-      ['bin/shoal.js', 'test', 'test/scenarios-providers', '--json', '--stt', 'deepgram', '--stt-url', stt.url, '--tts', 'cartesia', '--tts-url', tts.url],
+      [shoalEntry(), 'test', 'test/scenarios-providers', '--json', '--stt', 'deepgram', '--stt-url', stt.url, '--tts', 'cartesia', '--tts-url', tts.url],
       { timeout: 150_000, env: { ...process.env, DEEPGRAM_API_KEY: 'dg-key', CARTESIA_API_KEY: 'cartesia-key' } },
     );
     const lines = stdout.trim().split('\n').map((line) => JSON.parse(line) as { passed?: boolean; failures?: unknown[]; report?: { suite: { passed: number; runs: number } } });

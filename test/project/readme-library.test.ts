@@ -1,14 +1,12 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { transform } from 'esbuild';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 const run = promisify(execFile);
 const root = join(import.meta.dirname, '../..');
-const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, { default?: string } | string> };
 
 /** The TypeScript block under "Using Shoal as a library" in the README, as written. */
 function librarySnippet(): string {
@@ -20,29 +18,25 @@ function librarySnippet(): string {
 }
 
 /**
- * Runs the snippet as written with tsx from the package root. Only the package's own specifiers resolve
- * differently: `shoal/x` maps to the sources that `exports` builds `dist/` from (the built package is what
- * test/project/package-install.test.ts checks), so the test needs no build.
+ * Runs the snippet as written, its `shoal/x` imports untouched: as a module in the run's compiled copy of the
+ * checkout (test/support/compiled-tree.ts), whose package.json exports point at the compiled sources. The built
+ * package is what test/project/package-install.test.ts checks.
  */
-function sourcesFor(snippet: string): string {
-  return snippet.replace(/from '(shoal(?:\/[a-z]+)?)'/g, (_match, specifier: string) => {
-    const key = specifier === 'shoal' ? '.' : `./${specifier.slice('shoal/'.length)}`;
-    const target = manifest.exports[key];
-    const built = typeof target === 'string' ? target : target?.default;
-    if (!built) throw new Error(`README imports ${specifier}, which package.json does not export`);
-    const source = built.replace(/^\.\/dist\//, '').replace(/\.js$/, '.ts');
-    return `from ${JSON.stringify(pathToFileURL(join(root, source)).href)}`;
-  });
+async function runInCompiledCopy(snippet: string): Promise<string> {
+  const copy = process.env['SHOAL_TEST_BUILD'];
+  if (!copy) throw new Error('SHOAL_TEST_BUILD is unset: run this file with vitest, whose global setup compiles the copy');
+  const file = join(copy, 'readme-library-example.mjs');
+  writeFileSync(file, (await transform(snippet, { loader: 'ts', format: 'esm', target: 'node20' })).code);
+  try {
+    return (await run(process.execPath, [file], { cwd: root, timeout: 240_000 })).stdout;
+  } finally {
+    rmSync(file, { force: true });
+  }
 }
 
 describe("README's library example", () => {
-  const dir = mkdtempSync(join(tmpdir(), 'shoal-readme-'));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
   it('runs as written: a recorded caller through the receptionist, a line per turn and a summary', async () => {
-    const file = join(dir, 'library-example.mts');
-    writeFileSync(file, sourcesFor(librarySnippet()));
-    const { stdout } = await run('npx', ['tsx', file], { cwd: root, timeout: 240_000 });
+    const stdout = await runInCompiledCopy(librarySnippet());
     expect(stdout).toMatch(/agent: {2}.*(Welcome|Hello|Hi|Thank)/i);
     expect((stdout.match(/^caller: /gm) ?? []).length).toBeGreaterThanOrEqual(3);
     expect(stdout).toMatch(/^\d+ turns, voice-to-voice p50 \d+ ms$/m);

@@ -14,6 +14,7 @@ import { concatSamples, decodeAudio, encodeWav } from '../../src/audio/index.js'
 import { openRaw } from '../support/raw-http.js';
 import { connectLive } from '../support/service-live-client.js';
 import { startServeProcess, unreadLiveSessionMb, type ServeProcess } from '../support/serve-process.js';
+import { shoalEntry } from '../support/shoal-entry.js';
 
 const slow = process.env.SHOAL_RELIABILITY === '1';
 let serve: ServeProcess;
@@ -102,7 +103,7 @@ describe('shoal serve from outside', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'shoal-damaged-'));
     const damaged = Buffer.concat([Buffer.from('SQLite format 3\0'), Buffer.alloc(8192, 0x5a)]);
     writeFileSync(join(dataDir, 'shoal.sqlite'), damaged);
-    const result = spawnSync(process.execPath, ['bin/shoal.js', 'serve', '--port', '0', '--data', dataDir, '--log-level', 'silent'], {
+    const result = spawnSync(process.execPath, [shoalEntry(), 'serve', '--port', '0', '--data', dataDir, '--log-level', 'silent'], {
       cwd: join(import.meta.dirname, '../..'),
       encoding: 'utf8',
       timeout: 60_000,

@@ -3,13 +3,14 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { shoalEntry } from '../support/shoal-entry.js';
 
 const root = join(import.meta.dirname, '../..');
 
 describe('shoal serve', () => {
   it('prints exactly "listening on http://HOST:PORT", serves with the dev key and stops cleanly on SIGTERM', async () => {
     const data = mkdtempSync(join(tmpdir(), 'shoal-serve-'));
-    const child = spawn(process.execPath, ['bin/shoal.js', 'serve', '--port', '0', '--data', data, '--dev-key', 'sk_cli_test', '--tts-streams', '1', '--log-level', 'silent'], {
+    const child = spawn(process.execPath, [shoalEntry(), 'serve', '--port', '0', '--data', data, '--dev-key', 'sk_cli_test', '--tts-streams', '1', '--log-level', 'silent'], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

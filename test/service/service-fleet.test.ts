@@ -10,6 +10,7 @@ import { creditsToMicros, priceOf } from '../../src/service/store/index.js';
 import { balance, fleetCluster, freePort, listening, openHolds, pgOf, startInstance, until, userWith, type Instance } from '../support/fleet-harness.js';
 import { authHeaders, fixture, modelForm, type TestUser } from '../support/service-store-harness.js';
 import { connectLive } from '../support/service-live-client.js';
+import { shoalEntry } from '../support/shoal-entry.js';
 
 const root = join(import.meta.dirname, '../..');
 
@@ -128,7 +129,7 @@ describe('two instances on one PostgreSQL', () => {
     const database = await cluster.createDatabase();
     const b = await startInstance(database, { leaseMs: 1500 });
     const user = await userWith(b, 'victim', creditsToMicros(10));
-    const child = spawn(process.execPath, ['bin/shoal.js', 'serve', '--port', '0', '--database', database, '--tts-streams', '2', '--log-level', 'silent'], {
+    const child = spawn(process.execPath, [shoalEntry(), 'serve', '--port', '0', '--database', database, '--tts-streams', '2', '--log-level', 'silent'], {
       cwd: root,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parseWav } from '../../src/audio/index.js';
 import { openSqliteStores } from '../../src/service/store/index.js';
 import { fixture, modelForm } from '../support/service-store-harness.js';
+import { shoalEntry } from '../support/shoal-entry.js';
 
 const root = new URL('../..', import.meta.url).pathname;
 const devKey = 'sk_crash_test_key';
@@ -14,7 +15,7 @@ const children: ChildProcess[] = [];
 afterAll(() => children.forEach((child) => child.kill('SIGKILL')));
 
 function startServer(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [join(root, 'bin/shoal.js'), 'serve', '--port', '0', '--data', dataDir, '--dev-key', devKey, '--log-level', 'error'], {
+  const child = spawn(process.execPath, [shoalEntry(), 'serve', '--port', '0', '--data', dataDir, '--dev-key', devKey, '--log-level', 'error'], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

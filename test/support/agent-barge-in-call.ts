@@ -26,13 +26,16 @@ export async function runCall(segments: { atMs: number; ms: number; amplitude: n
   if (!realTime) transport.settle = () => session.settled();
   const events: AgentEvent[] = [];
   const eventAtMs = new Map<AgentEvent['type'], number>();
+  /** How many frames each paced synthesis had made when an event first came. */
+  const synthesisFramesAtEvent = new Map<AgentEvent['type'], number[]>();
   session.events$.subscribe((event) => {
     events.push(event);
     if (!eventAtMs.has(event.type)) eventAtMs.set(event.type, clock.now());
+    if (paced && !synthesisFramesAtEvent.has(event.type)) synthesisFramesAtEvent.set(event.type, paced.syntheses.map((s) => s.frames));
   });
   const summary = await session.summary;
   const track = await transport.agentTrack(16000);
-  return { session, events, eventAtMs, summary, transport, track, paced };
+  return { session, events, eventAtMs, synthesisFramesAtEvent, summary, transport, track, paced };
 }
 
 export const replyMs = LONG_REPLY.split(' ').length * WORD_MS;

@@ -88,17 +88,21 @@ export class ToneTts implements TextToSpeech {
  * still being synthesised when the caller barges in; records each synthesis, in the order they started.
  */
 export class PacedToneTts implements TextToSpeech {
-  readonly syntheses: { startedAtMs: number; endedAtMs?: number; abandoned?: boolean }[] = [];
+  /** `frames`: how many frames it has synthesised so far. */
+  readonly syntheses: { startedAtMs: number; frames: number; endedAtMs?: number; abandoned?: boolean }[] = [];
   private readonly tones = new ToneTts();
   constructor(private readonly clock: Clock) {}
   speak(request: SpeechRequest): Observable<{ frame: AudioFrame; words?: SpokenWord[] }> {
     return new Observable((subscriber) => {
-      const record: (typeof this.syntheses)[number] = { startedAtMs: this.clock.now() };
+      const record: (typeof this.syntheses)[number] = { startedAtMs: this.clock.now(), frames: 0 };
       this.syntheses.push(record);
       const subscription = zip(this.tones.speak(request), interval(10, this.clock.scheduler))
         .pipe(map(([audio]) => audio))
         .subscribe({
-          next: (audio) => subscriber.next(audio),
+          next: (audio) => {
+            record.frames += 1;
+            subscriber.next(audio);
+          },
           error: (error: unknown) => subscriber.error(error),
           complete: () => {
             record.endedAtMs = this.clock.now();

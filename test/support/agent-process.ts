@@ -2,13 +2,14 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { alive } from './shoal-process.js';
+import { shoalEntry } from './shoal-entry.js';
 
 /**
  * Starts `shoal agent ARGS`, waits for its page's URL, checks that the process whose id is in `pidFile` (an MCP
  * server the agent started) runs, sends `signal`, and resolves to how the agent ended and that process's id.
  */
 export async function startAndStopAgent(args: string[], signal: NodeJS.Signals, pidFile: string): Promise<{ code: number | null; signal: NodeJS.Signals | null; serverPid: number; output: string }> {
-  const child = spawn(process.execPath, ['bin/shoal.js', 'agent', '--port', '0', '--log-level', 'silent', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [shoalEntry(), 'agent', '--port', '0', '--log-level', 'silent', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => child.once('exit', (code, signal) => done({ code, signal })));
   let output = '';
   try {

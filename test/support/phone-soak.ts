@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
+import { shoalEntry } from './shoal-entry.js';
 
 export interface SoakOptions {
   calls: number;
@@ -83,7 +84,7 @@ async function call(url: string, n: number, callerMs: number): Promise<void> {
 }
 
 export async function runPhoneSoak(options: SoakOptions): Promise<SoakResult> {
-  const child = spawn(process.execPath, ['bin/shoal.js', 'agent', '--port', '0', '--mode', 'low-latency', '--max-calls', String(options.concurrency * 2), '--log-level', 'error'], {
+  const child = spawn(process.execPath, [shoalEntry(), 'agent', '--port', '0', '--mode', 'low-latency', '--max-calls', String(options.concurrency * 2), '--log-level', 'error'], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

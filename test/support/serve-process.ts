@@ -7,6 +7,7 @@ import { encode } from '@msgpack/msgpack';
 import { creditsToMicros, hashKeySecret, openSqliteStores } from '../../src/service/store/index.js';
 import { heldMemory } from './inspector-memory.js';
 import { clientFrame, openRawWebSocket } from './raw-http.js';
+import { shoalEntry } from './shoal-entry.js';
 
 const root = join(import.meta.dirname, '../..');
 
@@ -28,7 +29,7 @@ export interface ServeProcess {
 
 export async function startServeProcess(options: { dataDir?: string; args?: string[]; inspect?: boolean } = {}): Promise<ServeProcess> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'shoal-serve-'));
-  const child = spawn(process.execPath, [...(options.inspect ? ['--inspect=127.0.0.1:0'] : []), 'bin/shoal.js', 'serve', '--port', '0', '--data', dataDir, '--dev-key', 'sk_dev', '--log-level', 'error', ...(options.args ?? [])], {
+  const child = spawn(process.execPath, [...(options.inspect ? ['--inspect=127.0.0.1:0'] : []), shoalEntry(), 'serve', '--port', '0', '--data', dataDir, '--dev-key', 'sk_dev', '--log-level', 'error', ...(options.args ?? [])], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,10 +1,11 @@
 /** Runs the `shoal` command line as a user would, for tests that check how the process ends. */
 import { spawn } from 'node:child_process';
+import { shoalEntry } from './shoal-entry.js';
 
 /** Runs `shoal ARGS`; kills it if it has not exited `graceMs` after printing its summary (or 90 s in all). */
 export function shoal(args: string[], summary: RegExp, graceMs: number): Promise<{ code: number | null; stdout: string; stderr: string; exitAfterSummaryMs: number | undefined }> {
   return new Promise((done) => {
-    const child = spawn(process.execPath, ['bin/shoal.js', ...args]);
+    const child = spawn(process.execPath, [shoalEntry(), ...args]);
     let [stdout, stderr] = ['', ''];
     let summaryAt: number | undefined;
     const kill = (ms: number) => setTimeout(() => child.kill('SIGKILL'), ms);

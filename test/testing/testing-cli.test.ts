@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SqliteCallStore } from '../../src/agent/index.js';
+import { shoalEntry } from '../support/shoal-entry.js';
 
 const run = promisify(execFile);
 
@@ -16,7 +17,7 @@ interface Outcome {
 
 async function shoalTest(args: string[]): Promise<Outcome> {
   try {
-    const { stdout, stderr } = await run('node', ['bin/shoal.js', 'test', ...args], { timeout: 240_000, maxBuffer: 16 * 1024 * 1024 });
+    const { stdout, stderr } = await run('node', [shoalEntry(), 'test', ...args], { timeout: 240_000, maxBuffer: 16 * 1024 * 1024 });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failure = error as { code: number; stdout: string; stderr: string };

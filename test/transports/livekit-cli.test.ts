@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { JobStatus, WorkerStatus } from '@livekit/protocol';
 import { DispatchServerDouble } from '../support/livekit-dispatch-double.js';
 import { SqliteCallStore } from '../../src/agent/index.js';
+import { shoalEntry } from '../support/shoal-entry.js';
 
 let dispatch: DispatchServerDouble | undefined;
 let child: ChildProcess | undefined;
@@ -21,7 +22,7 @@ function run(args: string[], env: Record<string, string> = {}) {
   const output = { stdout: '', stderr: '' };
   const environment: NodeJS.ProcessEnv = { ...process.env, LIVEKIT_URL: '', LIVEKIT_API_KEY: '', LIVEKIT_API_SECRET: '', ...env };
   for (const name of ['LIVEKIT_URL', 'LIVEKIT_API_KEY', 'LIVEKIT_API_SECRET']) if (!environment[name]) delete environment[name];
-  child = spawn(process.execPath, ['bin/shoal.js', 'livekit', ...args], { env: environment, stdio: ['ignore', 'pipe', 'pipe'] });
+  child = spawn(process.execPath, [shoalEntry(), 'livekit', ...args], { env: environment, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.on('data', (chunk: Buffer) => (output.stdout += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output.stderr += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
