@@ -8,9 +8,10 @@ function poolGauge(name: string, help: string, read: (stats: PoolStats) => numbe
     help,
     labelNames: ['pool'] as const,
     registers: [metricsRegistry],
+    // Summed over the pools of one name: a process may have several (an engine per stack, a recognizer thread per call).
     collect() {
       this.reset();
-      for (const pool of EnginePool.all) this.set({ pool: pool.options.name }, read(pool.stats));
+      for (const pool of EnginePool.all) this.inc({ pool: pool.options.name }, read(pool.stats));
     },
   });
 }

@@ -91,7 +91,7 @@ describe('shoal agent at capacity', () => {
     expect(since(samples, 'shoal_calls_refused_total')).toBe(2);
     expect(since(samples, 'shoal_turn_stage_ms_count{stage="voice_to_voice"}')).toBeGreaterThanOrEqual(1);
     expect(since(samples, 'shoal_turn_stage_ms_count{stage="asr"}')).toBeGreaterThanOrEqual(1);
-    expect(samples.get('shoal_engine_pinned{pool="pocketsphinx"}')).toBe(1);
+    expect(since(samples, 'shoal_engine_pinned{pool="pocketsphinx"}')).toBe(1);
 
     await first.hangUp();
     await expect.poll(() => app.admission.active, { timeout: 5000 }).toBe(0);
