@@ -34,8 +34,10 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // The `shoal` processes and examples the tests start run a compiled copy of the sources made once per run.
+    // The `shoal` processes, examples and engine worker threads the tests start run a compiled copy of the sources
+    // made once per run.
     globalSetup: ['test/support/compiled-tree.ts'],
+    setupFiles: ['test/support/workers-from-copy.ts'],
     reporters: ['default', ['json', { outputFile: 'test-output/vitest-results.json' }]],
     projects: [
       {

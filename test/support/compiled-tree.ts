@@ -1,12 +1,13 @@
 /**
  * Vitest's global setup: compiles the sources once per run into a temporary copy of the checkout, for the `shoal`
- * processes the tests start. Through tsx, every process (and every engine thread in it) resolves and loads the
- * TypeScript through a loader thread: about twice the CPU of starting the compiled code. esbuild transpiles
- * src/, agents/, plugins/ and examples/ file by file, as tsx does, in well under a second; every other entry of the
- * checkout is linked in, so the copy finds node_modules, web/ and the fixtures where the sources do.
+ * processes, examples and engine worker threads the tests start (shoal-entry.ts, workers-from-copy.ts). Through
+ * tsx, every process and every engine thread resolves and loads the TypeScript through a loader thread: about twice
+ * the CPU of starting the compiled code. esbuild transpiles src/, agents/, plugins/ and examples/ file by file, as
+ * tsx does, in well under a second; every other entry of the checkout is linked in, so the copy finds node_modules,
+ * web/ and the fixtures where the sources do.
  *
  * The copy's path is put in `SHOAL_TEST_BUILD`, which the forked test workers inherit. Outside vitest (benches) it is
- * unset, and `shoalEntry()` is the checkout's bin/shoal.js.
+ * unset: `shoalEntry()` is then the checkout's bin/shoal.js, and workers load the sources through tsx.
  */
 import { build } from 'esbuild';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
