@@ -8,7 +8,7 @@ function poolGauge(name: string, help: string, read: (stats: PoolStats) => numbe
     help,
     labelNames: ['pool'] as const,
     registers: [metricsRegistry],
-    // Summed over the pools of one name: a process may have several (an engine per stack, a recognizer thread per call).
+    // Summed over the pools of one name: a process may have several (two agent stacks, each with its engines).
     collect() {
       this.reset();
       for (const pool of EnginePool.all) this.inc({ pool: pool.options.name }, read(pool.stats));

@@ -94,13 +94,19 @@ describe('--asr: where recognition runs', () => {
     let output = '';
     child.stdout.on('data', (data: Buffer) => (output += String(data)));
     child.stderr.on('data', (data: Buffer) => (output += String(data)));
+    const exited = new Promise((resolve) => child.once('exit', resolve));
     try {
-      await expect.poll(() => output, { timeout: 45_000, interval: 100 }).toMatch(/Speech: .*\n/);
+      const started = await expect.poll(() => output, { timeout: 45_000, interval: 100 }).toMatch(/Speech: .*\n/).then(() => true, () => false);
+      if (!started) throw new Error(`no start-up line within 45 s from shoal agent ${args.join(' ')}; it printed:\n${output}`);
       return { lines: output, pocketsphinx: readFileSync(`/proc/${child.pid}/maps`, 'utf8').includes('pocketsphinx') };
     } finally {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
       child.kill('SIGTERM');
-      await exited;
+      // A process that does not stop on SIGTERM fails the test with what it printed, instead of hanging it.
+      const stopped = await Promise.race([exited.then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 15_000))]);
+      if (!stopped) {
+        child.kill('SIGKILL');
+        throw new Error(`shoal agent ${args.join(' ')} did not exit within 15 s of SIGTERM; it printed:\n${output}`);
+      }
     }
   }
 
