@@ -56,16 +56,16 @@ function frameBytes(data: WebSocket.RawData): Buffer {
 
 export { frameBytes };
 
-/**
- * Opens the live socket. A refused upgrade becomes the typed error of its status (401, 402, 429 …),
- * a network failure a ConnectionError, no answer within `timeoutMs` a TimeoutError.
- */
 export interface OpenedLiveSocket {
   socket: WebSocket;
   /** The server answered the upgrade with `Shoal-Utterance-End: supported` (shoal serve): flushes may ask for `utterance_end`. */
   utteranceEndEvents: boolean;
 }
 
+/**
+ * Opens the live socket. A refused upgrade becomes the typed error of its status (401, 402, 429 …),
+ * a network failure a ConnectionError, no answer within `timeoutMs` a TimeoutError.
+ */
 export function openLiveSocket(
   url: string,
   headers: Record<string, string>,

@@ -1,4 +1,4 @@
-import { addCharges } from '../../client/index.js';
+import { sumCharges } from '../charges.js';
 import type { CallEntry, CallPage, CallQuery, CallRecord, CallSummary } from './call-record.js';
 import { entryFigures, pageDefaults } from './entry-figures.js';
 
@@ -54,14 +54,10 @@ export function recordOf(row: CallRow, entries: readonly string[]): CallRecord {
   return { ...record, entries: parsed, charge: chargeOf(parsed) };
 }
 
-/** The charges the call's turns report, summed; null when none reports one. */
+/** The charges the call's turns (and its recognition's `charge` entry) report, summed; null when none reports one. */
 export function chargeOf(entries: readonly CallEntry[]): number | null {
-  let charge: number | undefined;
-  for (const entry of entries) {
-    if (entry.kind === 'turn') charge = addCharges(addCharges(charge, entry.metrics.sttCharge), entry.metrics.ttsCharge);
-    else if (entry.kind === 'charge') charge = addCharges(charge, entry.sttCharge);
-  }
-  return charge ?? null;
+  const charges = entries.flatMap((entry) => (entry.kind === 'turn' ? [entry.metrics.sttCharge, entry.metrics.ttsCharge] : entry.kind === 'charge' ? [entry.sttCharge] : []));
+  return sumCharges(charges) ?? null;
 }
 
 export function beginStatement(record: Omit<CallRecord, 'entries' | 'finished' | 'charge'>): Statement {
